@@ -1,0 +1,106 @@
+"""The shared real photo set (rummikub-real-v1): loading labels and exporting training sets.
+
+The photos are CC BY 4.0 (see ../shared/datasets/rummikub-real-v1/ATTRIBUTION.md) and are never
+copied into this repository: tools read them in place and training folders link to them.
+
+Labels are ultralytics polygon rows with ALPHABETICAL class order (``black_1, black_10, ...``):
+classes are mapped by name, never by index.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from referee.tiles import Tile, parse_tile
+
+__all__ = ["REAL_ROOT", "LabelledTile", "LabelledPhoto", "load_split", "real_root", "class_names"]
+
+REAL_ROOT = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "rummikub-real-v1"
+SPLITS = ("train", "valid", "test")
+
+
+def real_root() -> Path:
+    """Where the real data set lies: $RUMMIKUB_REAL_DATA, else ../shared/datasets/rummikub-real-v1."""
+    env = os.environ.get("RUMMIKUB_REAL_DATA")
+    return Path(env) if env else REAL_ROOT
+
+
+@dataclass(frozen=True)
+class LabelledTile:
+    """One labelled tile: its reading and its outline in pixels of the photo."""
+
+    tile: Tile
+    polygon_xy: tuple[tuple[float, float], ...]
+
+    @property
+    def box_xyxy(self) -> tuple[float, float, float, float]:
+        xs = [p[0] for p in self.polygon_xy]
+        ys = [p[1] for p in self.polygon_xy]
+        return (min(xs), min(ys), max(xs), max(ys))
+
+
+@dataclass(frozen=True)
+class LabelledPhoto:
+    image_path: Path
+    label_path: Path
+    width: int
+    height: int
+    tiles: tuple[LabelledTile, ...] = field(default_factory=tuple)
+
+
+def class_names(root: Path | None = None) -> list[str]:
+    """Class names in the label files' (alphabetical) index order, read from data.yaml."""
+    root = root or real_root()
+    names: list[str] = []
+    in_names = False
+    for line in (root / "data.yaml").read_text().splitlines():
+        if line.startswith("names:"):
+            in_names = True
+            continue
+        if in_names:
+            if line.startswith("- "):
+                names.append(line[2:].strip())
+            elif line and not line.startswith(" "):
+                break
+    return names
+
+
+def _image_size(path: Path) -> tuple[int, int]:
+    import cv2  # lazy: datasets may be imported without opencv for label work
+
+    image = cv2.imread(str(path))
+    if image is None:
+        raise OSError(f"cannot read image {path}")
+    return image.shape[1], image.shape[0]
+
+
+def load_split(split: str, root: Path | None = None) -> list[LabelledPhoto]:
+    """All photos of one split ("train", "valid" or "test"), labels in pixels, sorted by name."""
+    if split not in SPLITS:
+        raise ValueError(f'unknown split "{split}": choose one of {", ".join(SPLITS)}')
+    root = root or real_root()
+    if not (root / split).is_dir():
+        raise FileNotFoundError(f"real data set not found at {root} (set RUMMIKUB_REAL_DATA)")
+    names = class_names(root)
+    tiles_by_class = [parse_tile(n) for n in names]
+    photos = []
+    for image_path in sorted((root / split / "images").glob("*.jpg")):
+        label_path = root / split / "labels" / (image_path.stem + ".txt")
+        width, height = _image_size(image_path)
+        tiles = []
+        if label_path.exists():
+            for row in label_path.read_text().split("\n"):
+                parts = row.split()
+                if len(parts) < 5:
+                    continue
+                cls = int(parts[0])
+                coords = [float(v) for v in parts[1:]]
+                if len(coords) == 4:  # a box row (cx, cy, w, h): make it a 4-point polygon
+                    cx, cy, w, h = coords
+                    coords = [cx - w / 2, cy - h / 2, cx + w / 2, cy - h / 2, cx + w / 2, cy + h / 2, cx - w / 2, cy + h / 2]
+                poly = tuple((coords[i] * width, coords[i + 1] * height) for i in range(0, len(coords) - 1, 2))
+                tiles.append(LabelledTile(tiles_by_class[cls], poly))
+        photos.append(LabelledPhoto(image_path, label_path, width, height, tuple(tiles)))
+    return photos

@@ -1,0 +1,150 @@
+"""Training from scratch, offline, on this CPU: ``python -m vision.train detector|reader``.
+
+Two networks share the work (see models/README.md for the measured comparison):
+
+* the **detector**, a one-class YOLO ("tile") on a downscaled photo: where the tiles are;
+* the **reader**, a small CNN on crops cut from the full-resolution photo: number, colour, joker.
+
+Each command writes weights (ONNX for serving, .pt for resuming) and a model card to ``models/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from datetime import date
+from pathlib import Path
+
+from vision import yolo_env
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS = ROOT / "models"
+WORK = ROOT / "data"
+
+
+# --------------------------------------------------------------------------- detector data
+
+def export_detector_data(out: Path, sources: list[str], synthetic_dir: Path | None = None) -> Path:
+    """Write an ultralytics data folder with one class ("tile") and return its data.yaml.
+
+    Real photos are linked, not copied; labels keep the polygons (ultralytics derives tight boxes
+    from them after its rotation augmentation).
+    """
+    from datasets import real
+
+    if out.exists():
+        shutil.rmtree(out)
+    for split in ("train", "val"):
+        (out / split / "images").mkdir(parents=True)
+        (out / split / "labels").mkdir(parents=True)
+    counts = {"train": 0, "val": 0}
+
+    def add(split: str, image: Path, rows: list[str], prefix: str) -> None:
+        name = f"{prefix}_{image.stem}"
+        (out / split / "images" / (name + image.suffix)).symlink_to(image.resolve())
+        (out / split / "labels" / (name + ".txt")).write_text("\n".join(rows) + ("\n" if rows else ""))
+        counts[split] += 1
+
+    if "real" in sources:
+        for split, target in (("train", "train"), ("valid", "val")):
+            for photo in real.load_split(split):
+                rows = []
+                for t in photo.tiles:
+                    coords = " ".join(f"{x / photo.width:.6f} {y / photo.height:.6f}" for x, y in t.polygon_xy)
+                    rows.append(f"0 {coords}")
+                add(target, photo.image_path, rows, "real")
+    if "synthetic" in sources:
+        if synthetic_dir is None or not synthetic_dir.is_dir():
+            raise SystemExit(f"synthetic data not found at {synthetic_dir}: render it first (python -m datasets.synth)")
+        for split, target in (("train", "train"), ("val", "val")):
+            images = sorted((synthetic_dir / split / "images").glob("*.jpg"))
+            for image in images:
+                label = synthetic_dir / split / "labels" / (image.stem + ".txt")
+                rows = ["0 " + r.split(maxsplit=1)[1] for r in label.read_text().splitlines() if r.strip()]
+                add(target, image, rows, "syn")
+    data_yaml = out / "data.yaml"
+    data_yaml.write_text(f"path: {out.resolve()}\ntrain: train/images\nval: val/images\nnames:\n  0: tile\n")
+    print(f"detector data: {counts['train']} training and {counts['val']} validation images in {out}")
+    return data_yaml
+
+
+def train_detector(args: argparse.Namespace) -> None:
+    yolo_env.prepare()
+    data_yaml = export_detector_data(WORK / "detector", args.data.split(","), Path(args.synthetic) if args.synthetic else None)
+    from ultralytics import YOLO
+
+    started = time.time()
+    if args.resume:
+        model = YOLO(args.resume)
+        results = model.train(resume=True)
+    else:
+        model = YOLO(args.model)  # built from the .yaml: no pretrained weights, nothing downloaded
+        results = model.train(
+            data=str(data_yaml), imgsz=args.imgsz, epochs=args.epochs, time=args.hours, batch=args.batch,
+            workers=args.workers, device="cpu", amp=False, project=str(WORK / "runs"), name=args.name,
+            exist_ok=True, seed=args.seed, deterministic=False, patience=0, plots=True,
+            fliplr=0.5, flipud=0.5, degrees=10.0, scale=0.5, mosaic=1.0, close_mosaic=max(1, args.epochs // 8),
+            hsv_h=0.02, fraction=args.fraction, val=True, verbose=True,
+        )
+    minutes = (time.time() - started) / 60
+    save_dir = Path(model.trainer.save_dir)
+    best = save_dir / "weights" / "best.pt"
+    finish_detector(best, args, minutes, results)
+
+
+def finish_detector(best: Path, args: argparse.Namespace, minutes: float, results: object | None = None) -> None:
+    """Export the best checkpoint to ONNX and write it with its card into models/."""
+    yolo_env.prepare()
+    from ultralytics import YOLO
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    model = YOLO(str(best))
+    onnx_path = Path(model.export(format="onnx", imgsz=args.imgsz, simplify=True, dynamic=False, opset=17))
+    target = out / "tile_detector.onnx"
+    shutil.copyfile(onnx_path, target)
+    shutil.copyfile(best, out / "tile_detector.pt")
+    metrics = {}
+    box = getattr(results, "box", None) if results is not None else None
+    if box is not None:
+        metrics = {"precision": float(box.mp), "recall": float(box.mr), "mAP50": float(box.map50), "mAP50-95": float(box.map)}
+    card = {
+        "model": "tile_detector", "task": "detect", "classes": ["tile"], "architecture": args.model,
+        "imgsz": args.imgsz, "data": args.data, "epochs_requested": args.epochs, "hours_cap": args.hours,
+        "training_minutes": round(minutes, 1), "date": date.today().isoformat(),
+        "command": "python -m vision.train " + " ".join(sys.argv[1:]), "validation": metrics,
+    }
+    (out / "tile_detector.json").write_text(json.dumps(card, indent=2) + "\n")
+    print(f"wrote {target} ({target.stat().st_size / 1e6:.1f} MB) and its card; validation: {metrics}")
+
+
+# --------------------------------------------------------------------------- command line
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="what", required=True)
+    det = sub.add_parser("detector", help="one-class YOLO tile detector")
+    det.add_argument("--data", default="real", help="comma list of sources: real, synthetic (default real)")
+    det.add_argument("--synthetic", default=str(WORK / "synthetic"), help="folder of rendered scenes")
+    det.add_argument("--model", default="yolo11n.yaml", help="ultralytics model .yaml (built from scratch)")
+    det.add_argument("--imgsz", type=int, default=512)
+    det.add_argument("--epochs", type=int, default=80)
+    det.add_argument("--hours", type=float, default=None, help="stop after this many hours (schedule adapts)")
+    det.add_argument("--batch", type=int, default=16)
+    det.add_argument("--workers", type=int, default=2)
+    det.add_argument("--fraction", type=float, default=1.0, help="share of the training images to use")
+    det.add_argument("--seed", type=int, default=0)
+    det.add_argument("--name", default="detector")
+    det.add_argument("--resume", default=None, help="last.pt of an interrupted run")
+    det.add_argument("--out", default=str(MODELS))
+    args = parser.parse_args(argv)
+    if args.what == "detector":
+        train_detector(args)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
