@@ -140,9 +140,29 @@ def main(argv: list[str] | None = None) -> int:
     det.add_argument("--name", default="detector")
     det.add_argument("--resume", default=None, help="last.pt of an interrupted run")
     det.add_argument("--out", default=str(MODELS))
+    rd = sub.add_parser("reader", help="small CNN reading number, colour and orientation from tile crops")
+    rd.add_argument("--data", default="real,synthetic", help="comma list of sources: real, synthetic")
+    rd.add_argument("--synthetic", default=str(WORK / "synthetic"), help="folder of rendered scenes")
+    rd.add_argument("--synthetic-images", type=int, default=None, help="use at most this many rendered images")
+    rd.add_argument("--real-weight", type=int, default=2, help="repeat real samples this many times")
+    rd.add_argument("--size", type=int, default=64, help="crop side in pixels")
+    rd.add_argument("--width", type=int, default=24, help="channels of the first layer")
+    rd.add_argument("--epochs", type=int, default=30)
+    rd.add_argument("--samples-per-epoch", type=int, default=8192)
+    rd.add_argument("--batch", type=int, default=128)
+    rd.add_argument("--lr", type=float, default=3e-3)
+    rd.add_argument("--hours", type=float, default=None, help="stop after this many hours")
+    rd.add_argument("--threads", type=int, default=2)
+    rd.add_argument("--seed", type=int, default=0)
+    rd.add_argument("--init", default=None, help="start from these weights (state dict .pt)")
+    rd.add_argument("--out", default=str(MODELS))
     args = parser.parse_args(argv)
     if args.what == "detector":
         train_detector(args)
+    elif args.what == "reader":
+        from vision.train_reader import train_reader
+
+        train_reader(args)
     return 0
 
 

@@ -1,0 +1,205 @@
+"""Training samples for the reader: tile patches from real and rendered photos, augmented.
+
+Every sample ends in ``datasets.crops.crop_square`` - the very function inference applies to the
+detector's boxes - so training and serving see crops made the same way. What varies is the tile
+under the crop: any rotation, a box as loose or tight as a real detector's, light, blur, noise.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from referee.tiles import Tile
+from vision.reader_net import JOKER_CLASS, NONE_CLASS
+
+PATCH_DIAG = 100.0  # tiles are rescaled so that their box diagonal is about this many pixels
+PATCH_SIDE = 256
+
+
+@dataclass
+class Sample:
+    """A patch around one tile (or a non-tile box) and what the heads must say about it."""
+
+    patch: np.ndarray  # (PATCH_SIDE, PATCH_SIDE, 3) uint8 BGR
+    polygon: np.ndarray  # (K, 2) float32 outline in patch pixels (for "none": the box corners)
+    number: int  # 0-12 numbers, 13 joker, 14 none
+    colour: int  # 0-3, or -1 when it does not apply
+    up: np.ndarray  # (2,) unit vector in patch pixels, NaN when unknown
+    source: str
+
+
+def tile_targets(tile: Tile | None) -> tuple[int, int]:
+    """(number class, colour class) of a tile; None means "not a tile"."""
+    if tile is None:
+        return NONE_CLASS, -1
+    if tile.is_joker:
+        return JOKER_CLASS, -1
+    assert tile.colour is not None and tile.number is not None
+    return tile.number - 1, tile.colour.index
+
+
+def _extract(image: np.ndarray, polygon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Patch of PATCH_SIDE pixels centred on the polygon, scaled so its box diagonal ~ PATCH_DIAG."""
+    x1, y1 = polygon.min(axis=0)
+    x2, y2 = polygon.max(axis=0)
+    diag = max(math.hypot(x2 - x1, y2 - y1), 4.0)
+    s = PATCH_DIAG / diag
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    m = np.array([[s, 0, PATCH_SIDE / 2 - s * cx], [0, s, PATCH_SIDE / 2 - s * cy]], dtype=np.float32)
+    interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
+    patch = cv2.warpAffine(image, m, (PATCH_SIDE, PATCH_SIDE), flags=interp, borderMode=cv2.BORDER_REPLICATE)
+    poly = polygon * s + m[:, 2]
+    return patch, poly.astype(np.float32)
+
+
+def _boxes_iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    ix1 = np.maximum(box[0], boxes[:, 0]); iy1 = np.maximum(box[1], boxes[:, 1])
+    ix2 = np.minimum(box[2], boxes[:, 2]); iy2 = np.minimum(box[3], boxes[:, 3])
+    inter = np.clip(ix2 - ix1, 0, None) * np.clip(iy2 - iy1, 0, None)
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    return inter / (area + areas - inter + 1e-9)
+
+
+def samples_from_photo(
+    image: np.ndarray, tiles: list[tuple[Tile, np.ndarray, np.ndarray | None]], rng: np.random.Generator,
+    source: str, negatives: float = 0.15,
+) -> list[Sample]:
+    """Samples for every tile of one photo plus some "none" boxes that cover no whole tile.
+
+    ``tiles`` holds (tile, polygon (K, 2) pixels, up vector or None).
+    """
+    out: list[Sample] = []
+    boxes = []
+    for tile, poly, up in tiles:
+        poly = np.asarray(poly, dtype=np.float32)
+        patch, ppoly = _extract(image, poly)
+        number, colour = tile_targets(tile)
+        u = np.full(2, np.nan, dtype=np.float32) if up is None else np.asarray(up, dtype=np.float32)
+        out.append(Sample(patch, ppoly, number, colour, u, source))
+        boxes.append([*poly.min(axis=0), *poly.max(axis=0)])
+    if not boxes:
+        return out
+    boxes_arr = np.array(boxes, dtype=np.float32)
+    sizes = boxes_arr[:, 2:] - boxes_arr[:, :2]
+    h, w = image.shape[:2]
+    wanted = max(1, int(round(len(tiles) * negatives)))
+    for _ in range(wanted * 20):
+        if wanted == 0:
+            break
+        bw, bh = sizes[rng.integers(len(sizes))] * rng.uniform(0.6, 1.6, size=2)
+        if rng.random() < 0.5:  # near a tile: half tiles and gaps between neighbours
+            ref = boxes_arr[rng.integers(len(boxes_arr))]
+            cx = (ref[0] + ref[2]) / 2 + rng.uniform(-1, 1) * bw
+            cy = (ref[1] + ref[3]) / 2 + rng.uniform(-1, 1) * bh
+        else:
+            cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        box = np.array([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], dtype=np.float32)
+        if box[0] < 0 or box[1] < 0 or box[2] > w or box[3] > h:
+            continue
+        if _boxes_iou(box, boxes_arr).max() > 0.3:
+            continue
+        poly = np.array([[box[0], box[1]], [box[2], box[1]], [box[2], box[3]], [box[0], box[3]]], dtype=np.float32)
+        patch, ppoly = _extract(image, poly)
+        out.append(Sample(patch, ppoly, NONE_CLASS, -1, np.full(2, np.nan, dtype=np.float32), source))
+        wanted -= 1
+    return out
+
+
+def load_real_samples(split: str, rng: np.random.Generator) -> list[Sample]:
+    from datasets import real
+
+    samples: list[Sample] = []
+    for photo in real.load_split(split):
+        image = cv2.imread(str(photo.image_path))
+        tiles = [(t.tile, np.array(t.polygon_xy, dtype=np.float32), None) for t in photo.tiles]
+        samples += samples_from_photo(image, tiles, rng, "real")
+    return samples
+
+
+def load_synthetic_samples(folder: Path, rng: np.random.Generator, max_images: int | None = None) -> list[Sample]:
+    """Samples from rendered scenes (``datasets.synth`` output: images/ and tiles/*.json)."""
+    from referee.tiles import parse_tile
+
+    samples: list[Sample] = []
+    labels = sorted((folder / "tiles").glob("*.json"))
+    if max_images is not None:
+        labels = labels[:max_images]
+    for label in labels:
+        data = json.loads(label.read_text())
+        image_path = folder / "images" / (label.stem + ".jpg")
+        image = cv2.imread(str(image_path))
+        if image is None:
+            continue
+        tiles = []
+        for t in data["tiles"]:
+            poly = np.array(t["polygon"], dtype=np.float32)
+            # corners are top-left, top-right, bottom-right, bottom-left of the upright face
+            up = (poly[0] + poly[1]) / 2 - (poly[3] + poly[2]) / 2
+            up = up / (np.linalg.norm(up) + 1e-6)
+            tiles.append((parse_tile(t["code"]), poly, up))
+        samples += samples_from_photo(image, tiles, rng, "synthetic")
+    return samples
+
+
+def augment(sample: Sample, rng: np.random.Generator, size: int, strong: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """One training crop (size x size x 3 uint8) and its up vector in crop pixels."""
+    from datasets.crops import crop_square
+
+    patch, poly = sample.patch, sample.polygon
+    if strong:
+        angle = rng.uniform(0, 360)
+        scale = rng.uniform(0.8, 1.2)
+        m = cv2.getRotationMatrix2D((PATCH_SIDE / 2, PATCH_SIDE / 2), angle, scale)
+        patch = cv2.warpAffine(patch, m, (PATCH_SIDE, PATCH_SIDE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        poly = poly @ m[:, :2].T + m[:, 2]
+        up = m[:, :2] @ sample.up if not np.isnan(sample.up).any() else sample.up
+    else:
+        up = sample.up
+    x1, y1 = poly.min(axis=0)
+    x2, y2 = poly.max(axis=0)
+    if strong:  # a detector's box is rarely exact
+        bw, bh = x2 - x1, y2 - y1
+        jit = rng.normal(0, 0.05, size=4) * np.array([bw, bh, bw, bh])
+        x1, y1, x2, y2 = x1 + jit[0], y1 + jit[1], x2 + jit[2], y2 + jit[3]
+    crop = crop_square(patch, (float(x1), float(y1), float(x2), float(y2)), size)
+    if strong:
+        crop = photometric(crop, rng)
+    if not np.isnan(up).any():
+        up = up / (np.linalg.norm(up) + 1e-6)
+    return crop, up.astype(np.float32)
+
+
+def photometric(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Light, white balance, blur, noise and JPEG, kept small enough that colours stay colours."""
+    img = crop.astype(np.float32)
+    gain = rng.uniform(0.6, 1.35)
+    bias = rng.uniform(-25, 25)
+    wb = rng.uniform(0.88, 1.12, size=3)  # warm/cool light; hue shifts stay small (colour is a class)
+    img = img * gain * wb + bias
+    if rng.random() < 0.3:  # uneven light across the tile
+        h, w = img.shape[:2]
+        gx = np.linspace(-1, 1, w)[None, :, None] * rng.uniform(-0.25, 0.25)
+        gy = np.linspace(-1, 1, h)[:, None, None] * rng.uniform(-0.25, 0.25)
+        img = img * (1 + gx + gy)
+    if rng.random() < 0.3:
+        img = img + rng.normal(0, rng.uniform(2, 10), size=img.shape)
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    if rng.random() < 0.25:
+        k = int(rng.choice([3, 5]))
+        img = cv2.GaussianBlur(img, (k, k), 0)
+    if rng.random() < 0.25:
+        q = int(rng.uniform(30, 90))
+        ok, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
+        if ok:
+            img = cv2.imdecode(enc, cv2.IMREAD_COLOR)
+    if rng.random() < 0.1:  # grey-ish camera: colour must also come from what is left
+        grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)[:, :, None]
+        img = cv2.addWeighted(img, 0.6, np.repeat(grey, 3, axis=2), 0.4, 0)
+    return img

@@ -1,0 +1,72 @@
+"""The reader network (PyTorch, training only): a small CNN on square tile crops.
+
+Three heads share one trunk:
+
+* ``number``: 15 classes, 1-13, joker, and "none" (the crop is not a tile: a detector false
+  positive, half a tile, a gap between two tiles);
+* ``colour``: 4 classes in ``Colour`` order K, B, O, R (ignored for jokers and "none");
+* ``up``: a unit vector (x, y) in crop coordinates pointing to the top of the tile's face,
+  which fixes 6/9 and the reading direction of a run (learned where labels know it).
+
+Serving never imports this module: the network is exported to ONNX (``vision.reader``).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+NUMBER_CLASSES = 15  # 0-12 -> numbers 1-13, 13 -> joker, 14 -> none
+JOKER_CLASS = 13
+NONE_CLASS = 14
+COLOUR_CLASSES = 4
+
+
+def _block(c_in: int, c_out: int, stride: int) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(c_in, c_out, 3, stride=stride, padding=1, bias=False),
+        nn.BatchNorm2d(c_out),
+        nn.SiLU(inplace=True),
+    )
+
+
+class ReaderNet(nn.Module):
+    """Input: (N, 3, S, S) float BGR in [0, 1]. Output: number logits, colour logits, up vector."""
+
+    def __init__(self, width: int = 24) -> None:
+        super().__init__()
+        w = width
+        self.trunk = nn.Sequential(
+            _block(3, w, 1),
+            _block(w, w, 2),          # S/2
+            _block(w, 2 * w, 1),
+            _block(2 * w, 2 * w, 2),  # S/4
+            _block(2 * w, 4 * w, 1),
+            _block(4 * w, 4 * w, 2),  # S/8
+            _block(4 * w, 6 * w, 1),
+            _block(6 * w, 8 * w, 2),  # S/16
+            nn.AdaptiveAvgPool2d(1),
+            nn.Flatten(),
+            nn.Dropout(0.1),
+        )
+        feat = 8 * w
+        self.number = nn.Linear(feat, NUMBER_CLASSES)
+        self.colour = nn.Linear(feat, COLOUR_CLASSES)
+        self.up = nn.Linear(feat, 2)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        f = self.trunk(x)
+        return self.number(f), self.colour(f), self.up(f)
+
+
+class ExportWrapper(nn.Module):
+    """What ONNX carries: uint8-free float input, probabilities out, unit up vector."""
+
+    def __init__(self, net: ReaderNet) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        number, colour, up = self.net(x)
+        up = up / (up.norm(dim=1, keepdim=True) + 1e-6)
+        return number.softmax(dim=1), colour.softmax(dim=1), up
