@@ -1,0 +1,125 @@
+"""A corpus of bad uploads built in memory (never files in the repo), shared by the image and API tests.
+
+Each case is a file name, its bytes and the HTTP statuses a correct server may answer with. The
+bytes are made from a real photo of the shared data set when it is present, else from a drawn image
+(the decoder's guards don't depend on what the photo shows).
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+import zlib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image
+
+REAL_DATA = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "rummikub-real-v1"
+
+
+@dataclass(frozen=True)
+class Upload:
+    """One file a player (or an attacker) might send."""
+
+    name: str
+    filename: str
+    data: bytes
+    statuses: tuple[int, ...]
+    """Acceptable answers: a 4xx with a clear message, or 200 where the picture is still usable."""
+
+
+def real_photo_paths(split: str = "test") -> list[Path]:
+    """Photos of the shared data set (empty when it is absent)."""
+    folder = REAL_DATA / split / "images"
+    return sorted(folder.glob("*.jpg")) if folder.is_dir() else []
+
+
+@lru_cache(maxsize=1)
+def sample_jpeg() -> bytes:
+    """A real photo's bytes, or a drawn 1000 x 750 scene with tile-like boxes."""
+    paths = real_photo_paths()
+    if paths:
+        return paths[0].read_bytes()
+    image = np.full((750, 1000, 3), (60, 120, 40), np.uint8)
+    for i in range(6):
+        cv2.rectangle(image, (100 + i * 70, 300), (160 + i * 70, 390), (235, 235, 235), -1)
+        cv2.putText(image, str(i + 1), (115 + i * 70, 360), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (0, 0, 200), 3)
+    ok, buf = cv2.imencode(".jpg", image)
+    assert ok
+    return buf.tobytes()
+
+
+def png_bomb(side: int = 30_000) -> bytes:
+    """A valid 1-bit PNG of ``side`` x ``side`` black pixels: a few kB that decode to gigapixels."""
+    row = b"\x00" + b"\x00" * ((side + 7) // 8)
+    compressor = zlib.compressobj(9)
+    chunks = [compressor.compress(row) for _ in range(side)]
+    idat = b"".join(chunks) + compressor.flush()
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+
+    ihdr = struct.pack(">IIBBBBB", side, side, 1, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
+
+
+def panorama_jpeg(width: int = 20_000, height: int = 500) -> bytes:
+    """A real, decodable JPEG far wider than any phone photo (a stitched panorama)."""
+    photo = cv2.imdecode(np.frombuffer(sample_jpeg(), np.uint8), cv2.IMREAD_COLOR)
+    wide = cv2.resize(photo, (width, height), interpolation=cv2.INTER_NEAREST)
+    ok, buf = cv2.imencode(".jpg", wide, [cv2.IMWRITE_JPEG_QUALITY, 60])
+    assert ok
+    return buf.tobytes()
+
+
+def with_garbage_exif(jpeg: bytes) -> bytes:
+    """The JPEG with an APP1 'Exif' segment of random bytes inserted after the start marker."""
+    rng = np.random.default_rng(7)
+    junk = b"Exif\x00\x00" + b"MM\x00\x2a\x00\x00\x00\x08" + rng.integers(0, 256, 600, dtype=np.uint8).tobytes()
+    segment = b"\xff\xe1" + struct.pack(">H", len(junk) + 2) + junk
+    return jpeg[:2] + segment + jpeg[2:]
+
+
+def with_orientation(jpeg: bytes, orientation: int) -> bytes:
+    """The photo re-saved with an EXIF orientation tag (pixels unchanged)."""
+    image = Image.open(io.BytesIO(jpeg))
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    out = io.BytesIO()
+    image.save(out, format="JPEG", exif=exif.tobytes(), quality=92)
+    return out.getvalue()
+
+
+def bad_uploads() -> list[Upload]:
+    """Every bad upload the server must answer with a clear 4xx (or 200 where still usable)."""
+    jpeg = sample_jpeg()
+    return [
+        Upload("zero bytes", "empty.jpg", b"", (422,)),
+        Upload("text named .jpg", "table.jpg", b"these are not the tiles you are looking for\n" * 20, (415,)),
+        Upload("truncated JPEG", "cut.jpg", jpeg[: len(jpeg) // 2], (422,)),
+        Upload("JPEG header only", "header.jpg", jpeg[:300], (422,)),
+        Upload("image bomb", "bomb.png", png_bomb(), (413,)),
+        Upload("huge panorama", "pano.jpg", panorama_jpeg(), (413,)),
+        Upload("garbage EXIF", "exif.jpg", with_garbage_exif(jpeg), (200, 422)),
+        Upload("50 MB upload", "big.jpg", jpeg + b"\0" * (50 * 1024 * 1024), (413,)),
+        Upload("PDF named .jpg", "scan.jpg", b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n" * 10, (415,)),
+        Upload("HEIC photo", "IMG_0001.heic", b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + b"\0" * 200, (415,)),
+        Upload("one pixel", "dot.png", _png_of(np.zeros((1, 1, 3), np.uint8)), (422,)),
+        Upload("PNG with bad checksum", "crc.png", _break_png_crc(_png_of(np.zeros((64, 64, 3), np.uint8))), (422,)),
+    ]
+
+
+def _png_of(image: np.ndarray) -> bytes:
+    ok, buf = cv2.imencode(".png", image)
+    assert ok
+    return buf.tobytes()
+
+
+def _break_png_crc(png: bytes) -> bytes:
+    # Flip one byte inside the first IDAT chunk's data: the CRC no longer matches.
+    at = png.index(b"IDAT") + 8
+    return png[:at] + bytes([png[at] ^ 0xFF]) + png[at + 1 :]

@@ -1,0 +1,144 @@
+"""vision.image.decode_image: upright BGR out, a clear ImageError (with HTTP status) for bad bytes."""
+
+from __future__ import annotations
+
+import io
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+
+from tests.app.corpus import bad_uploads, real_photo_paths, sample_jpeg, with_garbage_exif, with_orientation
+from vision.image import (
+    CorruptImageError,
+    EmptyImageError,
+    FileTooLargeError,
+    ImageError,
+    NotAnImageError,
+    TooManyPixelsError,
+    decode_image,
+)
+
+
+def _marked_image() -> np.ndarray:
+    """200 wide x 100 high, a red block in the top-left corner, to see where rotation puts it."""
+    image = np.zeros((100, 200, 3), np.uint8)
+    image[:30, :30] = (0, 0, 255)  # BGR red
+    return image
+
+
+def _jpeg_of(image_bgr: np.ndarray, orientation: int | None = None) -> bytes:
+    rgb = Image.fromarray(image_bgr[:, :, ::-1].copy())
+    out = io.BytesIO()
+    kwargs = {}
+    if orientation is not None:
+        exif = Image.Exif()
+        exif[0x0112] = orientation
+        kwargs["exif"] = exif.tobytes()
+    rgb.save(out, format="JPEG", quality=95, **kwargs)
+    return out.getvalue()
+
+
+def _red_corner(image: np.ndarray) -> str:
+    h, w = image.shape[:2]
+    corners = {"top-left": image[5, 5], "top-right": image[5, w - 6], "bottom-left": image[h - 6, 5],
+               "bottom-right": image[h - 6, w - 6]}
+    return max(corners, key=lambda k: int(corners[k][2]) - int(corners[k][1]))
+
+
+def test_decodes_real_photo_to_bgr() -> None:
+    data = sample_jpeg()
+    image = decode_image(data)
+    reference = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    assert image.dtype == np.uint8 and image.shape == reference.shape
+    # Same pixels as OpenCV's decoder up to JPEG decoder rounding: channels are in BGR order.
+    assert np.abs(image.astype(int) - reference.astype(int)).mean() < 2.0
+
+
+@pytest.mark.parametrize(
+    ("orientation", "shape", "corner"),
+    [
+        (1, (100, 200), "top-left"),
+        (3, (100, 200), "bottom-right"),  # stored upside down
+        (6, (200, 100), "top-right"),  # phone held upright: rotate 90 degrees clockwise
+        (8, (200, 100), "bottom-left"),
+    ],
+)
+def test_exif_orientation_is_applied(orientation: int, shape: tuple[int, int], corner: str) -> None:
+    image = decode_image(_jpeg_of(_marked_image(), orientation))
+    assert image.shape[:2] == shape
+    assert _red_corner(image) == corner
+
+
+def test_real_photo_with_orientation_six_is_turned() -> None:
+    original = decode_image(sample_jpeg())
+    turned = decode_image(with_orientation(sample_jpeg(), 6))
+    assert turned.shape[:2] == original.shape[1::-1]
+
+
+def test_garbage_exif_keeps_the_pixels() -> None:
+    image = decode_image(with_garbage_exif(sample_jpeg()))
+    assert image.shape == decode_image(sample_jpeg()).shape
+
+
+@pytest.mark.parametrize("upload", bad_uploads(), ids=lambda u: u.name)
+def test_bad_upload_corpus(upload) -> None:  # noqa: ANN001 - corpus.Upload
+    if 200 in upload.statuses:
+        decode_image(upload.data)  # must simply work
+        return
+    with pytest.raises(ImageError) as info:
+        decode_image(upload.data)
+    assert info.value.status in upload.statuses
+    message = str(info.value)
+    assert message.endswith(".") and len(message) > 20 and "Traceback" not in message
+
+
+@pytest.mark.parametrize(
+    ("data_maker", "error", "words"),
+    [
+        (lambda: b"", EmptyImageError, "empty"),
+        (lambda: sample_jpeg() + b"\0" * 2_000_000, FileTooLargeError, "limit is 1 MB"),
+        (lambda: b"hello world" * 50, NotAnImageError, "not a photo"),
+        (lambda: b"%PDF-1.4\n" * 50, NotAnImageError, "PDF"),
+        (lambda: b"\x00\x00\x00\x18ftypheic" + b"\0" * 100, NotAnImageError, "HEIC"),
+        (lambda: sample_jpeg()[:5000], CorruptImageError, "cut off"),
+    ],
+)
+def test_errors_name_the_problem(data_maker, error: type[ImageError], words: str) -> None:  # noqa: ANN001
+    with pytest.raises(error) as info:
+        decode_image(data_maker(), max_bytes=1024 * 1024)
+    assert words in str(info.value)
+
+
+def test_pixel_limit_is_checked_before_decoding() -> None:
+    data = _jpeg_of(np.zeros((400, 600, 3), np.uint8))
+    assert decode_image(data, max_pixels=240_000).shape == (400, 600, 3)
+    with pytest.raises(TooManyPixelsError) as info:
+        decode_image(data, max_pixels=239_999)
+    assert info.value.status == 413 and "600 x 400" in str(info.value)
+
+
+def test_side_limit_stops_panoramas() -> None:
+    data = _jpeg_of(np.zeros((50, 3000, 3), np.uint8))
+    with pytest.raises(TooManyPixelsError):
+        decode_image(data, max_side=2999)
+
+
+@pytest.mark.parametrize("mode", ["L", "RGBA", "P", "CMYK", "LA"])
+def test_any_colour_mode_becomes_bgr(mode: str) -> None:
+    image = Image.new("RGB", (64, 48), (255, 0, 0)).convert(mode)
+    out = io.BytesIO()
+    image.save(out, format="TIFF" if mode == "CMYK" else "PNG")
+    decoded = decode_image(out.getvalue())
+    assert decoded.shape == (48, 64, 3) and decoded.dtype == np.uint8
+
+
+@pytest.mark.realdata
+def test_every_shared_test_photo_decodes() -> None:
+    paths = real_photo_paths()
+    if not paths:
+        pytest.skip("the shared data set ../shared/datasets/rummikub-real-v1 is absent")
+    for path in paths:
+        image = decode_image(path.read_bytes())
+        assert image.ndim == 3 and min(image.shape[:2]) >= 700

@@ -1,0 +1,207 @@
+"""Photo bytes in, upright BGR image out: the one door every photo goes through.
+
+Phones store rotation in EXIF instead of turning the pixels, so :func:`decode_image` applies the
+orientation with Pillow (``ImageOps.exif_transpose``) before anything measures a box. It also
+guards the server: a file that is too big, an image with too many pixels (a decompression bomb),
+something that is not an image, or a cut-off file each raise an :class:`ImageError` subclass whose
+message is a sentence a player understands and whose ``status`` is the HTTP status to answer with.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+
+import numpy as np
+from PIL import Image, ImageFile, ImageOps, UnidentifiedImageError
+
+from referee.i18n import _
+
+__all__ = [
+    "ImageError",
+    "EmptyImageError",
+    "FileTooLargeError",
+    "TooManyPixelsError",
+    "NotAnImageError",
+    "CorruptImageError",
+    "decode_image",
+    "MAX_BYTES",
+    "MAX_PIXELS",
+    "MAX_SIDE",
+]
+
+MAX_BYTES = 25 * 1024 * 1024
+"""Largest upload accepted: a 50-megapixel phone JPEG is 15-25 MB."""
+MAX_PIXELS = 60_000_000
+"""Most pixels accepted: 48/50-megapixel phone modes fit, a decompression bomb does not."""
+MAX_SIDE = 16_384
+"""Longest side accepted: wider than any phone sensor; stops huge panoramas before decoding."""
+MIN_SIDE = 16
+"""Shortest side accepted: below this no tile can be read."""
+
+# Signatures of formats people send by mistake and Pillow can't read: name them in the message.
+_KNOWN_UNSUPPORTED = {
+    b"ftypheic": "HEIC",
+    b"ftypheix": "HEIC",
+    b"ftypmif1": "HEIF",
+    b"ftypavif": "AVIF",
+    b"ftypmp42": "MP4 video",
+    b"ftypisom": "MP4 video",
+    b"ftypqt  ": "QuickTime video",
+}
+
+
+class ImageError(ValueError):
+    """A photo the server refuses; ``str(error)`` is a sentence for the player.
+
+    Attributes:
+        status: the HTTP status to answer with (413 too large, 415 not an image, 422 unreadable).
+    """
+
+    status: int = 422
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        if status is not None:
+            self.status = status
+
+
+class EmptyImageError(ImageError):
+    """The upload holds no bytes at all."""
+
+    status = 422
+
+
+class FileTooLargeError(ImageError):
+    """The file is bigger than the byte limit."""
+
+    status = 413
+
+
+class TooManyPixelsError(ImageError):
+    """The image's width x height (or one side) is over the limit: a bomb or a huge panorama."""
+
+    status = 413
+
+
+class NotAnImageError(ImageError):
+    """The bytes are not a picture format the server reads (text, PDF, HEIC ...)."""
+
+    status = 415
+
+
+class CorruptImageError(ImageError):
+    """The file starts like a picture but can't be decoded (cut off, damaged)."""
+
+    status = 422
+
+
+def _megabytes(n: int) -> str:
+    return f"{n / (1024 * 1024):.0f}"
+
+
+def _unsupported_format(data: bytes) -> str | None:
+    head = data[:64]
+    for signature, name in _KNOWN_UNSUPPORTED.items():
+        if signature in head:
+            return name
+    if head.lstrip().startswith(b"%PDF"):
+        return "PDF"
+    return None
+
+
+def decode_image(
+    data: bytes,
+    max_bytes: int = MAX_BYTES,
+    max_pixels: int = MAX_PIXELS,
+    max_side: int = MAX_SIDE,
+) -> np.ndarray:
+    """Decode photo bytes (JPEG, PNG, WebP, BMP, GIF, TIFF) into an upright BGR uint8 image.
+
+    EXIF orientation is applied; a damaged EXIF block is ignored (the pixels are still good).
+    Raises an :class:`ImageError` subclass, with a sentence and an HTTP status, for an empty or
+    oversized file, too many pixels, bytes that are not an image, or a cut-off image.
+    """
+    if not data:
+        raise EmptyImageError(_("The photo is empty (0 bytes): take or choose the photo again."))
+    if len(data) > max_bytes:
+        raise FileTooLargeError(
+            _("The photo is {size} MB; the limit is {limit} MB. Take it at the camera's normal size.").format(
+                size=_megabytes(len(data)), limit=_megabytes(max_bytes)
+            )
+        )
+    try:
+        # Image.open reads only the header, so the size checks below run before any pixel is
+        # decoded: that is what stops a decompression bomb (a tiny file declaring 100k x 100k).
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # odd EXIF and the like: judged below, not warned about
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            image = Image.open(io.BytesIO(data))
+    except (UnidentifiedImageError, Image.DecompressionBombWarning, Image.DecompressionBombError) as exc:
+        if isinstance(exc, (Image.DecompressionBombWarning, Image.DecompressionBombError)):
+            raise TooManyPixelsError(_too_many_pixels_message(None, max_pixels)) from None
+        name = _unsupported_format(data)
+        if name:
+            raise NotAnImageError(
+                _("This is a {format} file, which the server can't read: send a JPEG or PNG photo.").format(format=name)
+            ) from None
+        raise NotAnImageError(_("This file is not a photo: send a JPEG or PNG picture of the tiles.")) from None
+    except Exception:  # noqa: BLE001 - any header parser failure means "not a readable picture"
+        raise CorruptImageError(_("The photo is damaged and can't be opened: take or choose it again.")) from None
+
+    width, height = image.size
+    if width * height > max_pixels or max(width, height) > max_side:
+        raise TooManyPixelsError(_too_many_pixels_message((width, height), max_pixels, max_side))
+    if min(width, height) < MIN_SIDE:
+        raise CorruptImageError(
+            _("The picture is only {width} x {height} pixels: no tile can be read at that size.").format(
+                width=width, height=height
+            )
+        )
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # Pillow warns about odd EXIF; we handle it below
+            image.load()
+    except Exception:  # noqa: BLE001 - Pillow raises OSError, SyntaxError, ValueError... for cut-off data
+        raise CorruptImageError(
+            _("The photo is cut off or damaged and can't be decoded: take or choose it again.")
+        ) from None
+    # Pillow decodes a cut-off JPEG without error only when LOAD_TRUNCATED_IMAGES is set; the
+    # project never sets it, but another library might, so refuse explicitly.
+    if ImageFile.LOAD_TRUNCATED_IMAGES and image.format == "JPEG" and not data.rstrip(b"\0").endswith(b"\xff\xd9"):
+        raise CorruptImageError(_("The photo is cut off or damaged and can't be decoded: take or choose it again."))
+
+    image = _upright(image)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rgb = image.convert("RGB")
+    except Exception:  # noqa: BLE001 - exotic modes Pillow can't convert
+        raise CorruptImageError(_("The photo's colour format can't be read: send a JPEG or PNG photo.")) from None
+    array = np.asarray(rgb, dtype=np.uint8)
+    return np.ascontiguousarray(array[:, :, ::-1])  # RGB -> BGR, the OpenCV order vision/ uses
+
+
+def _upright(image: Image.Image) -> Image.Image:
+    """Apply EXIF orientation; a damaged EXIF block leaves the image as stored."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            turned = ImageOps.exif_transpose(image)
+    except Exception:  # noqa: BLE001 - garbage EXIF must not cost the player the photo
+        return image
+    return turned if turned is not None else image
+
+
+def _too_many_pixels_message(size: tuple[int, int] | None, max_pixels: int, max_side: int = MAX_SIDE) -> str:
+    megapixels = f"{max_pixels / 1e6:.0f}"
+    if size is None:
+        return _("The picture declares too many pixels (over {limit} megapixels): send an ordinary photo.").format(
+            limit=megapixels
+        )
+    width, height = size
+    return _(
+        "The picture is {width} x {height} pixels; the limit is {limit} megapixels and {side} pixels a side. "
+        "Send an ordinary photo, not a panorama."
+    ).format(width=width, height=height, limit=megapixels, side=max_side)
