@@ -1,0 +1,74 @@
+"""Photo in, :class:`~vision.reading.TableReading` out: networks, then layout and rules."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from referee.ruleset import RuleSet
+from vision.detect import MODELS_DIR, DetectorSettings, TileModel
+
+__all__ = ["TableReader", "load_reader", "read_table"]
+
+MODES = ("table", "rack")
+
+
+class TableReader:
+    """The shipped models loaded once, ready to read any number of photos (thread-safe)."""
+
+    def __init__(self, models_dir: Path | str = MODELS_DIR, settings: DetectorSettings | None = None, threads: int | None = None) -> None:
+        self.model = TileModel(models_dir, settings, threads)
+
+    def detect(self, image_bgr: np.ndarray, timing: dict[str, float] | None = None):
+        """The tiles of one photo as :class:`~vision.detections.TileDetections` (no layout)."""
+        _check_image(image_bgr)
+        return self.model.detect(image_bgr, timing)
+
+    def read_table(self, image_bgr: np.ndarray, rules: RuleSet | None = None, mode: str = "table"):
+        """Read every tile of an upright BGR photo, rebuild the sets and check them.
+
+        ``mode`` is "table" (sets on the table; racks found by their look) or "rack" (the photo
+        shows one player's rack: every tile is a rack tile).
+        """
+        from vision.decode import build_reading
+
+        if mode not in MODES:
+            raise ValueError(f'unknown mode "{mode}": choose one of {", ".join(MODES)}')
+        timing: dict[str, float] = {}
+        t0 = time.perf_counter()
+        det = self.detect(image_bgr, timing)
+        t1 = time.perf_counter()
+        h, w = image_bgr.shape[:2]
+        reading = build_reading((w, h), det, rules or RuleSet.classic(), mode)
+        timing["layout"] = (time.perf_counter() - t1) * 1000
+        timing["total"] = (time.perf_counter() - t0) * 1000
+        reading.timing_ms.update({k: round(v, 1) for k, v in timing.items()})
+        return reading
+
+
+def _check_image(image_bgr: np.ndarray) -> None:
+    if not isinstance(image_bgr, np.ndarray) or image_bgr.ndim != 3 or image_bgr.shape[2] != 3 or image_bgr.dtype != np.uint8:
+        raise ValueError("expected an upright BGR image: a numpy uint8 array of shape (height, width, 3)")
+
+
+_lock = threading.Lock()
+_default: TableReader | None = None
+
+
+def load_reader(models_dir: Path | str | None = None) -> TableReader:
+    """The process-wide reader with the shipped models (loaded on first call)."""
+    global _default
+    if models_dir is not None:
+        return TableReader(models_dir)
+    with _lock:
+        if _default is None:
+            _default = TableReader()
+        return _default
+
+
+def read_table(image_bgr: np.ndarray, rules: RuleSet | None = None, mode: str = "table"):
+    """Read a table photo with the shipped models (see :meth:`TableReader.read_table`)."""
+    return load_reader().read_table(image_bgr, rules, mode)
