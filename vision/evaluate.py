@@ -1,0 +1,223 @@
+"""Accuracy of the shipped models on any labelled folder: ``python -m vision.evaluate FOLDER``.
+
+FOLDER is a real-photo split in ultralytics layout (``images/``, ``labels/``, the class names in
+``../data.yaml``, e.g. ``../shared/datasets/rummikub-real-v1/valid``) or a rendered split from
+``datasets.synth`` (``images/`` and ``tiles/*.json``).
+
+Reported (IoU >= 0.5 to match a detection with a labelled tile):
+detection precision and recall; exact-read accuracy of matched tiles (number and colour, after the
+rule-aware decoding, and the reader's own top choice); end-to-end tile F1 (a tile counts when it is
+found AND read right); the share of photos read with no error at all; a confusion matrix (PNG);
+every photo with an error, listed with what went wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from referee.tiles import Tile, parse_tile
+
+
+@dataclass
+class LabelledImage:
+    path: Path
+    tiles: list[Tile]
+    boxes_xyxy: np.ndarray
+
+
+def load_labelled(folder: Path) -> list[LabelledImage]:
+    """Labelled images of a real split (ultralytics polygons) or a rendered split (tiles/*.json)."""
+    folder = Path(folder)
+    if (folder / "tiles").is_dir():
+        out = []
+        for label in sorted((folder / "tiles").glob("*.json")):
+            data = json.loads(label.read_text())
+            tiles = [parse_tile(t["code"]) for t in data["tiles"]]
+            boxes = [[*np.min(t["polygon"], axis=0), *np.max(t["polygon"], axis=0)] for t in data["tiles"]]
+            out.append(LabelledImage(folder / "images" / (label.stem + ".jpg"), tiles, np.array(boxes, np.float32).reshape(-1, 4)))
+        return out
+    if (folder / "labels").is_dir() and (folder.parent / "data.yaml").exists():
+        from datasets import real
+
+        photos = real.load_split(folder.name, folder.parent)
+        return [
+            LabelledImage(p.image_path, [t.tile for t in p.tiles], np.array([t.box_xyxy for t in p.tiles], np.float32).reshape(-1, 4))
+            for p in photos
+        ]
+    raise SystemExit(f"{folder} is not a labelled folder: expected images/ with labels/ (and ../data.yaml) or tiles/*.json")
+
+
+def match(pred: np.ndarray, truth: np.ndarray, iou_min: float = 0.5) -> list[tuple[int, int]]:
+    """Greedy one-to-one matching by IoU (pairs of prediction index, truth index)."""
+    if len(pred) == 0 or len(truth) == 0:
+        return []
+    x1 = np.maximum(pred[:, None, 0], truth[None, :, 0]); y1 = np.maximum(pred[:, None, 1], truth[None, :, 1])
+    x2 = np.minimum(pred[:, None, 2], truth[None, :, 2]); y2 = np.minimum(pred[:, None, 3], truth[None, :, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    ap = (pred[:, 2] - pred[:, 0]) * (pred[:, 3] - pred[:, 1])
+    at = (truth[:, 2] - truth[:, 0]) * (truth[:, 3] - truth[:, 1])
+    iou = inter / (ap[:, None] + at[None, :] - inter + 1e-9)
+    pairs = []
+    order = np.dstack(np.unravel_index(np.argsort(-iou, axis=None), iou.shape))[0]
+    used_p, used_t = set(), set()
+    for p, t in order:
+        if iou[p, t] < iou_min:
+            break
+        if p in used_p or t in used_t:
+            continue
+        used_p.add(p); used_t.add(t)
+        pairs.append((int(p), int(t)))
+    return pairs
+
+
+def _reader_top1(read_tile) -> Tile | None:
+    """The reader's own most probable reading, before the rules had their say."""
+    alternatives = getattr(read_tile, "alternatives", None)
+    if alternatives:
+        code, _ = max(alternatives, key=lambda a: a[1])
+        return None if code == "?" else parse_tile(code)
+    return read_tile.tile
+
+
+@dataclass
+class Report:
+    images: int = 0
+    truth: int = 0
+    predicted: int = 0
+    matched: int = 0
+    read_right: int = 0
+    raw_read_right: int = 0
+    perfect_images: int = 0
+    confusion: np.ndarray = field(default_factory=lambda: np.zeros((55, 55), dtype=int))  # 53 + missed/false
+    failures: list[dict] = field(default_factory=list)
+    times_ms: list[float] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        p = self.matched / max(self.predicted, 1)
+        r = self.matched / max(self.truth, 1)
+        e2e_p = self.read_right / max(self.predicted, 1)
+        e2e_r = self.read_right / max(self.truth, 1)
+        return {
+            "images": self.images, "labelled_tiles": self.truth, "detected_tiles": self.predicted,
+            "detection_precision": round(p, 4), "detection_recall": round(r, 4),
+            "read_accuracy": round(self.read_right / max(self.matched, 1), 4),
+            "reader_top1_accuracy": round(self.raw_read_right / max(self.matched, 1), 4),
+            "tile_f1": round(2 * e2e_p * e2e_r / max(e2e_p + e2e_r, 1e-9), 4),
+            "photos_without_error": round(self.perfect_images / max(self.images, 1), 4),
+            "median_ms": round(float(np.median(self.times_ms)), 1) if self.times_ms else None,
+        }
+
+
+def evaluate(folder: Path, reader=None, rules=None, limit: int | None = None, progress: bool = True) -> Report:
+    """Run the models on every labelled image of ``folder`` and compare with the labels."""
+    import cv2
+    from tqdm import tqdm
+
+    from vision.pipeline import load_reader
+
+    reader = reader or load_reader()
+    items = load_labelled(folder)[:limit]
+    report = Report()
+    for item in tqdm(items, desc=f"evaluating {Path(folder).name}", disable=not progress, file=sys.stderr):
+        image = cv2.imread(str(item.path))
+        t0 = time.perf_counter()
+        reading = reader.read_table(image, rules)
+        report.times_ms.append((time.perf_counter() - t0) * 1000)
+        pred_boxes = np.array([t.box_xyxy for t in reading.tiles], np.float32).reshape(-1, 4)
+        pred_tiles = [t.tile for t in reading.tiles]
+        pairs = match(pred_boxes, item.boxes_xyxy)
+        report.images += 1
+        report.truth += len(item.tiles)
+        report.predicted += len(pred_tiles)
+        report.matched += len(pairs)
+        errors = []
+        matched_p = {p for p, _ in pairs}
+        matched_t = {t for _, t in pairs}
+        for p, t in pairs:
+            got, want = pred_tiles[p], item.tiles[t]
+            report.confusion[want.index, got.index if got is not None else 54] += 1
+            raw = _reader_top1(reading.tiles[p])
+            if raw == want:
+                report.raw_read_right += 1
+            if got == want:
+                report.read_right += 1
+            else:
+                errors.append(f"{want.code} read as {got.code if got else '?'}")
+        for t in set(range(len(item.tiles))) - matched_t:
+            report.confusion[item.tiles[t].index, 53] += 1
+            errors.append(f"{item.tiles[t].code} missed")
+        for p in set(range(len(pred_tiles))) - matched_p:
+            got = pred_tiles[p]
+            report.confusion[53, got.index if got is not None else 54] += 1
+            errors.append(f"extra tile {got.code if got else '?'}")
+        if errors:
+            report.failures.append({"image": item.path.name, "errors": errors})
+        else:
+            report.perfect_images += 1
+    return report
+
+
+def save_confusion(report: Report, path: Path, title: str) -> None:
+    """Confusion matrix of labelled (rows) vs read (columns), with missed and extra tiles."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = [Tile.from_index(i).code for i in range(53)] + ["none", "?"]
+    m = report.confusion.astype(float)
+    fig, ax = plt.subplots(figsize=(14, 13))
+    shown = np.where(m > 0, np.log1p(m), np.nan)
+    ax.imshow(shown, cmap="viridis")
+    off = [(i, j) for i in range(55) for j in range(55) if i != j and m[i, j] > 0]
+    for i, j in off:
+        ax.text(j, i, int(m[i, j]), ha="center", va="center", color="red", fontsize=7, fontweight="bold")
+    ax.set_xticks(range(55), labels, rotation=90, fontsize=7)
+    ax.set_yticks(range(55), labels, fontsize=7)
+    ax.set_xlabel("read as (none = labelled tile missed)")
+    ax.set_ylabel("labelled (none = extra detection)")
+    ax.set_title(title + " - red numbers are errors")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.evaluate", description=__doc__.split("\n\n")[0])
+    parser.add_argument("folders", nargs="+", type=Path, help="labelled folders")
+    parser.add_argument("--confusion", type=Path, default=None, help="PNG path (default: <folder name>_confusion.png in --out)")
+    parser.add_argument("--out", type=Path, default=Path("."), help="folder for the confusion PNGs")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--limit", type=int, default=None, help="evaluate only the first N images")
+    parser.add_argument("--rules", default="classic")
+    args = parser.parse_args(argv)
+    from referee.ruleset import RuleSet
+
+    results = {}
+    for folder in args.folders:
+        report = evaluate(folder, rules=RuleSet.preset(args.rules), limit=args.limit)
+        name = f"{folder.parent.name}/{folder.name}"
+        png = args.confusion if args.confusion and len(args.folders) == 1 else args.out / f"{folder.parent.name}_{folder.name}_confusion.png"
+        save_confusion(report, png, name)
+        figures = report.to_dict()
+        figures["confusion_png"] = str(png)
+        figures["failures"] = report.failures
+        results[name] = figures
+        if not args.json:
+            print(f"\n{name}: {json.dumps({k: v for k, v in figures.items() if k != 'failures'})}")
+            for f in report.failures:
+                print(f"  {f['image']}: {'; '.join(f['errors'])}")
+    if args.json:
+        print(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
