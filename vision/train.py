@@ -73,7 +73,8 @@ def export_detector_data(out: Path, sources: list[str], synthetic_dir: Path | No
 
 def train_detector(args: argparse.Namespace) -> None:
     yolo_env.prepare()
-    data_yaml = export_detector_data(WORK / "detector", args.data.split(","), Path(args.synthetic) if args.synthetic else None)
+    work = Path(args.work)
+    data_yaml = export_detector_data(work / args.name / "data", args.data.split(","), Path(args.synthetic) if args.synthetic else None)
     from ultralytics import YOLO
 
     started = time.time()
@@ -84,7 +85,7 @@ def train_detector(args: argparse.Namespace) -> None:
         model = YOLO(args.model)  # built from the .yaml: no pretrained weights, nothing downloaded
         results = model.train(
             data=str(data_yaml), imgsz=args.imgsz, epochs=args.epochs, time=args.hours, batch=args.batch,
-            workers=args.workers, device="cpu", amp=False, project=str(WORK / "runs"), name=args.name,
+            workers=args.workers, device="cpu", amp=False, project=str(work / "runs"), name=args.name,
             exist_ok=True, seed=args.seed, deterministic=False, patience=0, plots=True,
             fliplr=0.5, flipud=0.5, degrees=10.0, scale=0.5, mosaic=1.0, close_mosaic=max(1, args.epochs // 8),
             hsv_h=0.02, fraction=args.fraction, val=True, verbose=True,
@@ -140,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     det.add_argument("--name", default="detector")
     det.add_argument("--resume", default=None, help="last.pt of an interrupted run")
     det.add_argument("--out", default=str(MODELS))
+    det.add_argument("--work", default=str(WORK), help="folder for the training set links and the run (git-ignored)")
     rd = sub.add_parser("reader", help="small CNN reading number, colour and orientation from tile crops")
     rd.add_argument("--data", default="real,synthetic", help="comma list of sources: real, synthetic")
     rd.add_argument("--synthetic", default=str(WORK / "synthetic"), help="folder of rendered scenes")

@@ -1,0 +1,56 @@
+"""Training smoke run: the one training command works from scratch, offline, on a fresh machine.
+
+A few images, one epoch, tiny sizes: this proves the pipeline (data export, ultralytics from a
+.yaml, ONNX export, model card, the reader loop) and that the exported files serve, not accuracy.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from datasets.real import real_root
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.realdata,
+    pytest.mark.skipif(not (real_root() / "train").is_dir(), reason="needs ../shared/datasets/rummikub-real-v1"),
+]
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("ultralytics", reason="training needs the train extra (pip install -e '.[train]')")
+    from vision.train import main
+
+    tmp = tmp_path_factory.mktemp("train")
+    out = tmp / "models"
+    assert main(["detector", "--epochs", "1", "--imgsz", "128", "--fraction", "0.03", "--batch", "4",
+                 "--workers", "0", "--work", str(tmp / "work"), "--out", str(out), "--name", "smoke"]) == 0
+    assert main(["reader", "--data", "real", "--epochs", "1", "--samples-per-epoch", "128", "--batch", "32",
+                 "--size", "32", "--width", "8", "--out", str(out)]) == 0
+    return out
+
+
+def test_training_writes_weights_and_cards(trained: Path) -> None:
+    for name in ("tile_detector", "tile_reader"):
+        assert (trained / f"{name}.onnx").stat().st_size > 10_000
+        card = json.loads((trained / f"{name}.json").read_text())
+        assert card["command"].startswith("python -m vision.train")
+        assert card["training_minutes"] >= 0 and card["date"]
+
+
+def test_trained_files_serve_without_torch_objects(trained: Path) -> None:
+    from vision.detect import TileModel
+    from vision.detections import TileDetections
+
+    model = TileModel(trained)
+    image = np.full((300, 400, 3), 120, np.uint8)
+    det = model.detect(image)
+    assert isinstance(det, TileDetections)
+    probs, p_none, up = model.read_boxes(image, np.array([[10, 10, 60, 80]], np.float32))
+    assert probs.shape == (1, 53) and abs(float(probs.sum()) - 1) < 1e-4
+    assert p_none.shape == (1,) and up.shape == (1, 2)
