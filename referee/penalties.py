@@ -99,11 +99,19 @@ def penalty_for_timeout(
     if policy is TimeoutPenalty.RETURN_TO_POOL:
         draw = 1
         if left:
-            parts.append(_("{tiles} go to the bottom of the pool.").format(tiles=format_tiles(left)))
+            parts.append(
+                ngettext("{tiles} goes to the bottom of the pool.", "{tiles} go to the bottom of the pool.", len(left)).format(
+                    tiles=format_tiles(left)
+                )
+            )
         parts.append(_("No penalty, but nothing was laid: draw one tile."))
     else:
         if left:
-            parts.append(_("{tiles} go back into the pool.").format(tiles=format_tiles(left)))
+            parts.append(
+                ngettext("{tiles} goes back into the pool.", "{tiles} go back into the pool.", len(left)).format(
+                    tiles=format_tiles(left)
+                )
+            )
         draw = rules.timeout_draw
         if policy is TimeoutPenalty.DRAW_LEFTOVERS:
             draw += len(left)

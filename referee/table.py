@@ -131,16 +131,17 @@ def describe_table(verdict: TableVerdict) -> str:
     return "\n".join(lines)
 
 
-def describe_set(s: SetVerdict, index: int = 0) -> str:
-    """One line for a person: ``"2. K5 B5 O5: valid group, 15 points"`` (``index`` is 0-based)."""
+def describe_set(s: SetVerdict, index: int | None = 0) -> str:
+    """One line for a person: ``"2. K5 B5 O5: valid group, 15 points"`` (``index`` is 0-based;
+    None leaves the number out)."""
     tiles = format_tiles(s.tiles) or "-"
     if s.valid:
         assert s.kind is not None
         kind = _("group") if s.kind.value == "group" else _("run")
-        return _("{number}. {tiles}: valid {kind}, {points} points").format(
-            number=index + 1, tiles=tiles, kind=kind, points=s.points
-        )
-    return _("{number}. {tiles}: not valid - {problem}").format(number=index + 1, tiles=tiles, problem=s.problem)
+        line = _("{tiles}: valid {kind}, {points} points").format(tiles=tiles, kind=kind, points=s.points)
+    else:
+        line = _("{tiles}: not valid - {problem}").format(tiles=tiles, problem=s.problem)
+    return line if index is None else f"{index + 1}. {line}"
 
 
 def set_key(tiles: Iterable[Tile]) -> tuple[tuple[int, int], ...]:

@@ -1,0 +1,393 @@
+"""``python -m referee``: the referee from the shell.
+
+Readable output by default, one JSON object with ``--json``. Exit codes: 0 when the question was
+answered (an invalid set or an illegal turn is an answer, not an error), 2 for bad input (a
+one-line message naming the bad token or field), 1 when a feature's module is unavailable.
+
+Examples::
+
+    python -m referee set R1 R2 J
+    python -m referee table "R1 R2 R3 | K5 B5 O5" --loose K7
+    python -m referee opening "K10 B10 O10" --rules classic --set opening_minimum=50
+    python -m referee turn --before "R1 R2 R3" --after "R1 R2 R3 R4" --rack "R4 K9"
+    python -m referee score --winner A --rack B=R1,K13,J --rack C=O5
+    python -m referee score --rack A=R1 --rack B=K13        # pool empty: lowest total wins
+    python -m referee penalty --laid "R5 R6" --left-over K3
+    python -m referee rules --rules xp
+    python -m referee dice R1 R2 R3 K5 B5 O5 J B7 B8
+    python -m referee best-move --table "R1 R2 R3" --rack "R4 K9 K10 K11"
+
+``best-move`` prints "no move" when nothing can be played; with ``--json`` it then prints
+``{"found": false, "count": 0, "points": 0, "placed": [], "sets": [], "steps": []}``, which
+means the same as ``best_move(...)`` returning None. When a move is found the object is
+``Move.to_dict()`` with ``"found": true`` added.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import enum
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from referee.i18n import _, ngettext
+from referee.meld import check_opening
+from referee.penalties import penalty_for_timeout
+from referee.ruleset import PRESETS, RuleSet, RuleSetError
+from referee.scoring import ScoringError, score_game
+from referee.sets import check_set
+from referee.table import check_table, describe_set, describe_table
+from referee.tiles import TileError, format_tiles, parse_table, parse_tiles
+from referee.turn import check_turn
+from referee.verdict import Verdict
+
+__all__ = ["main", "build_parser", "rules_from_options"]
+
+EXIT_OK = 0
+EXIT_UNAVAILABLE = 1
+EXIT_BAD_INPUT = 2
+
+
+class BadInput(ValueError):
+    """Bad command-line input that argparse itself can't see (a malformed --rack or --set)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error message (no usage dump) and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _common_options(parser: argparse.ArgumentParser, top: bool) -> None:
+    # On the main parser the defaults apply; on sub-parsers SUPPRESS keeps a value given before the
+    # sub-command (``referee --json set ...``) from being overwritten by the sub-parser's default.
+    default: Any = argparse.SUPPRESS
+    parser.add_argument(
+        "--json", action="store_true", default=False if top else default, help="print one JSON object"
+    )
+    parser.add_argument(
+        "--rules",
+        default="classic" if top else default,
+        metavar="PRESET",
+        help=f"rule-set preset: {', '.join(PRESETS)} (default classic)",
+    )
+    parser.add_argument(
+        "--set",
+        dest="changes",
+        action="append",
+        default=[] if top else default,
+        metavar="FIELD=VALUE",
+        help="change one rule-set field, e.g. --set opening_minimum=50 --set jokers_in_opening=false",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for tests and documentation)."""
+    parser = _Parser(prog="python -m referee", description="Rummikub referee: sets, turns, scores (RULES.md).")
+    _common_options(parser, top=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+
+    def add(name: str, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        _common_options(p, top=False)
+        return p
+
+    p = add("set", "check one set, tiles in the order they lie")
+    p.add_argument("tiles", nargs="+", metavar="TILE", help="tiles in notation, e.g. R1 R2 J")
+
+    p = add("table", "check a whole table")
+    p.add_argument("table", metavar="TABLE", help='sets separated by |, e.g. "R1 R2 R3 | K5 B5 O5"')
+    p.add_argument("--loose", default="", metavar="TILES", help="tiles lying outside any set")
+
+    p = add("opening", "check an initial meld (at least 30 points from the rack)")
+    p.add_argument("sets", metavar="SETS", help='the sets laid, e.g. "K10 B10 O10 | R1 R2 R3"')
+    p.add_argument("--before", metavar="TABLE", help="the table before the meld (must stay untouched)")
+    p.add_argument("--after", metavar="TABLE", help="the table after the meld")
+    p.add_argument("--rack", metavar="TILES", help="the player's rack (the meld must come from it)")
+
+    p = add("turn", "check a turn from the table before and after")
+    p.add_argument("--before", required=True, metavar="TABLE", help="the table at the start of the turn")
+    p.add_argument("--after", required=True, metavar="TABLE", help="the table at the end of the turn")
+    p.add_argument("--rack", metavar="TILES", help="the player's rack at the start of the turn")
+    p.add_argument("--loose-after", default="", metavar="TILES", help="tiles left outside any set")
+    p.add_argument("--not-opened", action="store_true", help="this is the player's initial meld")
+    p.add_argument("--drew", action="store_true", help="the player drew a tile instead of playing")
+
+    p = add("score", "score a finished game from what is left on the racks")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--winner", metavar="PLAYER", help="the player who emptied the rack")
+    who.add_argument(
+        "--stalemate", action="store_true", help="the pool ran out and nobody could play (the default with no winner)"
+    )
+    p.add_argument(
+        "--rack",
+        dest="racks",
+        action="append",
+        default=[],
+        metavar="PLAYER=TILES",
+        help="a player's rack, e.g. B=R1,K13,J (repeat per player; empty: A=)",
+    )
+
+    p = add("penalty", "what running out of time costs")
+    p.add_argument("--laid", default="", metavar="TILES", help="rack tiles already laid this turn")
+    p.add_argument("--left-over", default="", metavar="TILES", help="table tiles that can't be put back")
+    p.add_argument("--touched", action="store_true", help="the player had started moving table tiles")
+
+    add("rules", "show the rule-set presets and the rules in force")
+
+    p = add("dice", "best arrangement of 9 Rummikub Dice faces (Rummikub Express)")
+    p.add_argument("faces", nargs="+", metavar="FACE", help="the 9 faces, e.g. R1 R2 R3 K5 B5 O5 J B7 B8")
+
+    p = add("best-move", "the best play for a rack on a table")
+    p.add_argument("--table", default="", metavar="TABLE", help="the table, sets separated by |")
+    p.add_argument("--rack", required=True, metavar="TILES", help="the player's rack")
+    p.add_argument("--not-opened", action="store_true", help="the player has not made the initial meld")
+    p.add_argument("--objective", choices=("tiles", "points"), default="tiles", help="what to maximise")
+    return parser
+
+
+def rules_from_options(preset: str, changes: Sequence[str]) -> RuleSet:
+    """A rule set from ``--rules`` and ``--set field=value`` options. Raises RuleSetError/BadInput."""
+    rules = RuleSet.preset(preset)
+    values: dict[str, Any] = {}
+    for change in changes:
+        name, sep, text = change.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise BadInput(f'"{change}" is not FIELD=VALUE (e.g. opening_minimum=50)')
+        if not hasattr(rules, name) or name not in {f.name for f in dataclasses.fields(rules)}:
+            known = ", ".join(f.name for f in dataclasses.fields(rules))
+            raise RuleSetError(f'unknown rule-set field "{name}": fields are {known}')
+        values[name] = _field_value(name, text.strip(), getattr(rules, name))
+    return rules.replace(**values) if values else rules
+
+
+def _field_value(name: str, text: str, current: Any) -> Any:
+    # The current value's type says how to read the text; RuleSet validates the range.
+    if isinstance(current, bool):
+        lowered = text.lower()
+        if lowered in ("true", "yes", "on", "1"):
+            return True
+        if lowered in ("false", "no", "off", "0"):
+            return False
+        raise RuleSetError(f'{name} must be true or false, not "{text}"')
+    if isinstance(current, int):
+        try:
+            return int(text)
+        except ValueError:
+            raise RuleSetError(f'{name} must be a whole number, not "{text}"') from None
+    if isinstance(current, enum.Enum):
+        return text  # RuleSet turns the value into the enum or names the allowed values
+    return text
+
+
+def _parse_racks(items: Sequence[str]) -> dict[str, Any]:
+    racks: dict[str, Any] = {}
+    for item in items:
+        player, sep, tiles = item.partition("=")
+        player = player.strip()
+        if not sep or not player:
+            raise BadInput(f'"{item}" is not PLAYER=TILES (e.g. B=R1,K13,J)')
+        if player in racks:
+            raise BadInput(f'player "{player}" has two --rack options')
+        racks[player] = parse_tiles(tiles)
+    return racks
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, ensure_ascii=False))
+
+
+def _violation_lines(verdict: Verdict) -> list[str]:
+    return [f"  - {v.message} [{v.code}]" for v in verdict.violations]
+
+
+def _cmd_set(args: argparse.Namespace, rules: RuleSet) -> Any:
+    tiles = parse_tiles(" ".join(args.tiles))
+    verdict = check_set(tiles, rules)
+    if args.json:
+        return verdict.to_dict()
+    lines = [describe_set(verdict, None)]
+    if verdict.valid:
+        if verdict.jokers:
+            lines.append(_("Jokers stand for: {tiles}").format(tiles=format_tiles(verdict.jokers)))
+        if verdict.reading is not None and verdict.reading.reversed:
+            lines.append(_("Read right to left: {tiles}").format(tiles=format_tiles(reversed(verdict.reading.tiles))))
+        if verdict.ambiguous:
+            lines.append(_("Other readings:"))
+            for reading in verdict.readings[1:]:
+                kind = _("group") if reading.kind.value == "group" else _("run")
+                lines.append(
+                    "  - "
+                    + _("{kind} {tiles}, {points} points").format(
+                        kind=kind, tiles=format_tiles(reading.tiles), points=reading.points
+                    )
+                )
+    else:
+        lines[-1] += f" [{verdict.code}]"
+    return "\n".join(lines)
+
+
+def _cmd_table(args: argparse.Namespace, rules: RuleSet) -> Any:
+    verdict = check_table(parse_table(args.table), parse_tiles(args.loose), rules)
+    if args.json:
+        return verdict.to_dict()
+    lines = [describe_table(verdict)] if verdict.sets or verdict.loose else []
+    lines.append(_summary(verdict, _("The table is valid: {points} points on the table.").format(points=verdict.points)))
+    lines.extend(_violation_lines(verdict))
+    return "\n".join(lines)
+
+
+def _summary(verdict: Verdict, ok_text: str) -> str:
+    if verdict.ok:
+        return ok_text
+    n = len(verdict.violations)
+    return ngettext("{count} problem:", "{count} problems:", n).format(count=n)
+
+
+def _cmd_opening(args: argparse.Namespace, rules: RuleSet) -> Any:
+    before = parse_table(args.before) if args.before is not None else None
+    after = parse_table(args.after) if args.after is not None else None
+    if (before is None) != (after is None):
+        raise BadInput("give both --before and --after, or neither")
+    rack = parse_tiles(args.rack) if args.rack is not None else None
+    verdict = check_opening(parse_table(args.sets), rules, before, after, rack)
+    if args.json:
+        return verdict.to_dict()
+    lines = [describe_set(s, i) for i, s in enumerate(verdict.sets)]
+    lines.append(
+        _summary(
+            verdict,
+            _("Valid initial meld: {points} points (at least {minimum} needed).").format(
+                points=verdict.points, minimum=verdict.minimum
+            ),
+        )
+    )
+    lines.extend(_violation_lines(verdict))
+    return "\n".join(lines)
+
+
+def _cmd_turn(args: argparse.Namespace, rules: RuleSet) -> Any:
+    verdict = check_turn(
+        parse_table(args.before),
+        parse_table(args.after),
+        parse_tiles(args.rack) if args.rack is not None else None,
+        opened=not args.not_opened,
+        rules=rules,
+        loose_after=parse_tiles(args.loose_after),
+        drew=args.drew,
+    )
+    if args.json:
+        return verdict.to_dict()
+    lines = []
+    if verdict.drew:
+        lines.append(_("The player drew a tile."))
+    lines.append(_("Laid from the rack: {tiles}").format(tiles=format_tiles(verdict.laid) or "-"))
+    if verdict.missing:
+        lines.append(_("Gone from the table: {tiles}").format(tiles=format_tiles(verdict.missing)))
+    if verdict.opening_points is not None:
+        lines.append(
+            _("Initial meld: {points} points (at least {minimum} needed).").format(
+                points=verdict.opening_points, minimum=rules.opening_minimum
+            )
+        )
+    if verdict.table is not None:
+        lines.append(_("Table after the turn:"))
+        lines.append(describe_table(verdict.table) or "-")
+    lines.append(_summary(verdict, _("Legal turn.")))
+    lines.extend(_violation_lines(verdict))
+    return "\n".join(lines)
+
+
+def _cmd_score(args: argparse.Namespace, rules: RuleSet) -> Any:
+    racks = _parse_racks(args.racks)
+    game = score_game(racks, args.winner, rules)
+    if args.json:
+        return game.to_dict()
+    head = _("Pool empty, nobody can play: the lowest rack total wins.") if game.stalemate else None
+    body = game.describe()
+    return f"{head}\n{body}" if head else body
+
+
+def _cmd_penalty(args: argparse.Namespace, rules: RuleSet) -> Any:
+    penalty = penalty_for_timeout(parse_tiles(args.laid), parse_tiles(args.left_over), args.touched, rules)
+    if args.json:
+        return penalty.to_dict()
+    return penalty.message
+
+
+def _cmd_rules(args: argparse.Namespace, rules: RuleSet) -> Any:
+    presets = {name: factory().to_dict() for name, factory in PRESETS.items()}
+    if args.json:
+        return {"presets": presets, "in_force": rules.to_dict()}
+    names = list(presets)
+    in_force = rules.to_dict()
+    header = ["field", *names, "in force"]
+    rows = [[f, *(str(presets[n][f]) for n in names), str(in_force[f])] for f in in_force]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]]
+    return "\n".join(lines)
+
+
+def _cmd_dice(args: argparse.Namespace, rules: RuleSet) -> Any:
+    faces = parse_tiles(" ".join(args.faces))
+    from referee.dice import best_arrangement, format_arrangement  # lazy: written separately
+
+    arrangement = best_arrangement(faces)
+    if args.json:
+        return arrangement.to_dict()
+    return format_arrangement(arrangement)
+
+
+def _cmd_best_move(args: argparse.Namespace, rules: RuleSet) -> Any:
+    table = parse_table(args.table)
+    rack = parse_tiles(args.rack)
+    from referee.solver import best_move  # lazy: the solver is the heaviest part of the referee
+
+    move = best_move(table, rack, rules=rules, opened=not args.not_opened, objective=args.objective)
+    if move is None:
+        if args.json:
+            return {"found": False, "count": 0, "points": 0, "placed": [], "sets": [], "steps": []}
+        return _("no move")
+    if args.json:
+        return {**move.to_dict(), "found": True}
+    return move.describe()
+
+
+_COMMANDS = {
+    "set": _cmd_set,
+    "table": _cmd_table,
+    "opening": _cmd_opening,
+    "turn": _cmd_turn,
+    "score": _cmd_score,
+    "penalty": _cmd_penalty,
+    "rules": _cmd_rules,
+    "dice": _cmd_dice,
+    "best-move": _cmd_best_move,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (0 answered, 1 unavailable, 2 bad input)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        rules = rules_from_options(args.rules, args.changes)
+        result = _COMMANDS[args.command](args, rules)
+    except (TileError, RuleSetError, ScoringError, BadInput) as exc:
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("referee.dice", "referee.solver"):
+            raise
+        print(f"{parser.prog}: error: {args.command} is not available: module {exc.name} is missing", file=sys.stderr)
+        return EXIT_UNAVAILABLE
+    if args.json:
+        _print_json(result)
+    else:
+        print(result)
+    return EXIT_OK
