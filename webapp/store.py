@@ -43,7 +43,7 @@ CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY,
     match_id INTEGER NOT NULL REFERENCES matches(id) ON DELETE CASCADE,
     number INTEGER NOT NULL,          -- 1, 2, ... within the match
-    winner TEXT NOT NULL,
+    winners TEXT NOT NULL,            -- JSON list: one winner, or joint winners of a stalemate
     ending TEXT NOT NULL,             -- "rummikub" (a rack emptied) or "stalemate" (pool empty, lowest rack)
     created_at TEXT NOT NULL,
     UNIQUE (match_id, number)
@@ -104,7 +104,8 @@ class GameRecord:
 
     id: int
     number: int
-    winner: str
+    winners: list[str]
+    """The winner, or the joint winners of a stalemate tied for the lowest rack."""
     ending: str
     racks: dict[str, str]
     """Player -> tiles left on the rack, in notation ("" for the winner who went out)."""
@@ -270,7 +271,7 @@ class Store:
     def add_game(
         self,
         match_id: int,
-        winner: str,
+        winners: Sequence[str],
         ending: str,
         racks: Mapping[str, str],
         rack_points: Mapping[str, int],
@@ -294,8 +295,11 @@ class Store:
                             what=name_of, players=", ".join(players)
                         )
                     )
-            if winner not in players:
-                raise StoreError(_('"{player}" is not a player of this match.').format(player=winner))
+            for winner in winners:
+                if winner not in players:
+                    raise StoreError(_('"{player}" is not a player of this match.').format(player=winner))
+            if not winners:
+                raise StoreError(_("A game needs a winner."))
             number = conn.execute(
                 "SELECT COALESCE(MAX(number), 0) + 1 FROM games WHERE match_id = ?", (match_id,)
             ).fetchone()[0]
@@ -307,13 +311,15 @@ class Store:
                 )
             created = _now()
             cur = conn.execute(
-                "INSERT INTO games (match_id, number, winner, ending, created_at) VALUES (?, ?, ?, ?, ?)",
-                (match_id, number, winner, ending, created),
+                "INSERT INTO games (match_id, number, winners, ending, created_at) VALUES (?, ?, ?, ?, ?)",
+                (match_id, number, json.dumps(list(winners)), ending, created),
             )
             game_id = int(cur.lastrowid)  # type: ignore[arg-type]
             for seat, player in enumerate(players):
                 _insert_score(conn, game_id, seat, player, racks[player], int(rack_points[player]), int(scores[player]))
-            return GameRecord(game_id, number, winner, ending, dict(racks), dict(rack_points), dict(scores), created)
+            return GameRecord(
+                game_id, number, list(winners), ending, dict(racks), dict(rack_points), dict(scores), created
+            )
 
     def delete_last_game(self, match_id: int) -> int:
         """Undo the last game written (a wrong entry); returns its number."""
@@ -356,7 +362,7 @@ class Store:
                 GameRecord(
                     id=g["id"],
                     number=g["number"],
-                    winner=g["winner"],
+                    winners=json.loads(g["winners"]),
                     ending=g["ending"],
                     racks={r["player"]: r["rack"] for r in rows},
                     rack_points={r["player"]: r["rack_points"] for r in rows},

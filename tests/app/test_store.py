@@ -17,7 +17,7 @@ from webapp.store import NotFoundError, Store, StoreError, default_db_path
 PLAYERS = ["Ana", "Ben", "Chen", "Dara"]
 # RULES.md section 7, 000/001 worked example: game 1 of players A-D scores (+24, -5, -16, -3).
 GAME_ONE = dict(
-    winner="Ana",
+    winners=["Ana"],
     ending="rummikub",
     racks={"Ana": "", "Ben": "K5", "Chen": "R7 B9", "Dara": "O3"},
     rack_points={"Ana": 0, "Ben": 5, "Chen": 16, "Dara": 3},
@@ -104,7 +104,7 @@ def test_add_game_validates_players(store: Store) -> None:
     with pytest.raises(StoreError, match="exactly the match's players"):
         store.add_game(match_id, **bad)
     with pytest.raises(StoreError, match="not a player"):
-        store.add_game(match_id, **dict(GAME_ONE, winner="Zoe"))
+        store.add_game(match_id, **dict(GAME_ONE, winners=["Zoe"]))
     with pytest.raises(NotFoundError):
         store.add_game(999, **GAME_ONE)
     assert _counts(store.path)["games"] == 0

@@ -1,0 +1,214 @@
+"""The Rummikub table assistant for players: a web page and a JSON API, fully offline.
+
+Run it::
+
+    python app.py                       # http://127.0.0.1:8000 on this computer
+    python app.py --host 0.0.0.0        # a phone on the same Wi-Fi: photos through the camera button
+    python app.py --host 0.0.0.0 --https   # ... and live camera mode (self-signed certificate)
+
+Score sheets are kept in SQLite (``--db PATH`` or ``$RUMMIKUB_DB``; default in the user's data
+folder). The tile models in ``models/`` are loaded once at start-up. OpenAPI docs: ``/docs``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+
+from referee.i18n import _
+from referee.ruleset import RuleSetError
+from referee.tiles import TileError
+from vision.image import ImageError
+from webapp import __version__
+from webapp.api import router as play_router
+from webapp.middleware import BodyLimitMiddleware, LanguageMiddleware
+from webapp.runtime import Runtime, Settings
+from webapp.sheets import router as sheets_router
+from webapp.store import NotFoundError, Store, StoreError
+
+__all__ = ["create_app", "main", "load_models"]
+
+log = logging.getLogger("rummikub.app")
+STATIC_DIR = Path(__file__).resolve().parent / "webapp" / "static"
+
+
+def load_models(settings: Settings) -> tuple[Any | None, str | None]:
+    """The tile reader with the shipped models, or ``(None, why)`` when they can't be loaded."""
+    if not settings.load_models:
+        return None, _("The server was started without the tile models: type the tiles instead.")
+    try:
+        from vision import load_reader
+
+        reader = load_reader(settings.models_dir) if settings.models_dir else load_reader()
+    except FileNotFoundError as exc:
+        log.warning("tile models not loaded: %s", exc)
+        return None, _("The tile models are not installed (models/*.onnx), so photos can't be read: "
+                       "type the tiles instead.")
+    except Exception as exc:  # noqa: BLE001 - a broken model file must not stop the score sheets
+        log.exception("tile models failed to load")
+        return None, _("The tile models failed to load ({error}): type the tiles instead.").format(error=exc)
+    return reader, None
+
+
+def _dice_reader() -> Any | None:
+    try:
+        import vision
+
+        return getattr(vision, "read_dice")
+    except (AttributeError, ImportError):
+        return None  # not written yet: typed dice faces still work
+
+
+def create_app(settings: Settings | None = None, reader: Any | None = None) -> FastAPI:
+    """The FastAPI app. ``reader`` replaces the shipped models (tests pass a stand-in)."""
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if reader is not None:
+            loaded, problem = reader, None
+        else:
+            loaded, problem = load_models(settings)
+        executor = ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="photo")
+        app.state.runtime = Runtime(
+            settings=settings,
+            store=Store(settings.db_path),
+            executor=executor,
+            reader=loaded,
+            model_problem=problem,
+            dice_reader=_dice_reader(),
+        )
+        try:
+            yield
+        finally:
+            executor.shutdown(wait=False, cancel_futures=True)
+
+    app = FastAPI(
+        title="Rummikub table assistant",
+        version=__version__,
+        description="Read Rummikub tiles from photos, referee sets, turns and scores, keep score sheets.",
+        lifespan=lifespan,
+    )
+    app.include_router(play_router)
+    app.include_router(sheets_router)
+    _add_error_handlers(app)
+    # Photos for a turn check (before, after, rack) travel in one request: allow three of them.
+    app.add_middleware(BodyLimitMiddleware, max_bytes=3 * settings.max_upload_bytes + 1024 * 1024)
+    app.add_middleware(LanguageMiddleware)
+
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+
+    @app.get("/", include_in_schema=False)
+    async def index() -> FileResponse:
+        # no-cache: a player who updates the app gets the new page, not yesterday's.
+        return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
+
+    return app
+
+
+def _error(status: int, detail: str) -> JSONResponse:
+    return JSONResponse({"detail": detail}, status_code=status)
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    """Every error leaves as ``{"detail": sentence}`` with a 4xx status; a 500 is a bug."""
+
+    @app.exception_handler(ImageError)
+    async def image_error(request: Request, exc: ImageError) -> JSONResponse:
+        return _error(exc.status, str(exc))
+
+    @app.exception_handler(NotFoundError)
+    async def not_found(request: Request, exc: NotFoundError) -> JSONResponse:
+        return _error(404, str(exc))
+
+    @app.exception_handler(StoreError)
+    async def store_error(request: Request, exc: StoreError) -> JSONResponse:
+        return _error(409, str(exc))
+
+    @app.exception_handler(TileError)
+    async def tile_error(request: Request, exc: TileError) -> JSONResponse:
+        return _error(422, str(exc))
+
+    @app.exception_handler(RuleSetError)
+    async def rules_error(request: Request, exc: RuleSetError) -> JSONResponse:
+        return _error(422, _("Rule set: {problem}").format(problem=exc))
+
+    @app.exception_handler(ValueError)
+    async def value_error(request: Request, exc: ValueError) -> JSONResponse:
+        # Referee and reader functions raise ValueError subclasses for bad input only.
+        return _error(422, str(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = []
+        for err in exc.errors():
+            where = ".".join(str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path"))
+            problems.append(f"{where}: {err.get('msg', '')}" if where else str(err.get("msg", "")))
+        detail = _("The request is not valid: {problems}.").format(problems="; ".join(problems) or "?")
+        return JSONResponse({"detail": detail, "errors": _plain(exc.errors())}, status_code=422)
+
+
+def _plain(errors: Any) -> Any:
+    # Validation errors may carry exception objects in "ctx"; keep only JSON-safe values.
+    import json
+
+    return json.loads(json.dumps(errors, default=str))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python app.py [--host 127.0.0.1] [--port 8000] [--https] [--db PATH]``."""
+    parser = argparse.ArgumentParser(prog="python app.py", description="Serve the Rummikub table assistant.")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1; 0.0.0.0 lets a phone on the LAN in)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--https", action="store_true",
+                        help="serve HTTPS with a self-signed certificate (live camera mode on a phone)")
+    parser.add_argument("--cert-dir", type=Path, default=None,
+                        help="where the self-signed certificate is kept (default: beside the database)")
+    parser.add_argument("--db", type=Path, default=None, help="SQLite score-sheet file (default $RUMMIKUB_DB or "
+                                                               "the user's data folder)")
+    parser.add_argument("--models", type=Path, default=None, help="folder with the tile models (default models/)")
+    parser.add_argument("--no-models", action="store_true", help="start without the tile models (typed tiles only)")
+    parser.add_argument("--workers", type=int, default=Settings().workers, help="photos read at the same time")
+    args = parser.parse_args(argv)
+
+    import uvicorn
+
+    from webapp.certs import ensure_certificate, lan_addresses
+    from webapp.store import default_db_path
+
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    db_path = (args.db or default_db_path()).expanduser()
+    settings = Settings(db_path=db_path, models_dir=args.models, load_models=not args.no_models,
+                        workers=max(1, args.workers), https=args.https)
+    ssl: dict[str, str] = {}
+    scheme = "http"
+    if args.https:
+        cert, key = ensure_certificate(args.cert_dir or db_path.parent / "certificate", hosts=[args.host])
+        ssl = {"ssl_certfile": str(cert), "ssl_keyfile": str(key)}
+        scheme = "https"
+    hosts = lan_addresses() if args.host in ("0.0.0.0", "::") else [args.host]
+    print(f"Score sheets: {db_path}", file=sys.stderr)
+    for host in hosts or ["127.0.0.1"]:
+        print(f"Open {scheme}://{host}:{args.port}/ in a browser", file=sys.stderr)
+    if args.host in ("127.0.0.1", "localhost"):
+        print("Only this computer can connect; use --host 0.0.0.0 for a phone on the same network.", file=sys.stderr)
+    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info", **ssl)
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("OMP_NUM_THREADS", str(min(2, os.cpu_count() or 1)))
+    raise SystemExit(main())

@@ -1,0 +1,430 @@
+"""JSON routes for photos and the referee: thin wrappers over ``vision`` and ``referee``.
+
+Each route turns its request model into referee types, calls one referee or vision function, and
+returns that function's ``to_dict()`` plus a sentence in words. Photo work runs on the runtime's
+worker pool (:meth:`webapp.runtime.Runtime.run`), never on the event loop.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+from fastapi import APIRouter, Depends, File, Form, HTTPException, UploadFile
+from fastapi.responses import Response
+
+from referee.i18n import _, ngettext
+from referee.meld import check_opening
+from referee.dice import best_arrangement
+from referee.penalties import penalty_for_timeout
+from referee.ruleset import PRESETS, RuleSet
+from referee.scoring import GameScore, score_game
+from referee.table import TableVerdict, check_table, describe_set
+from referee.tiles import Tile, TileError, format_tiles, parse_table, parse_tile, parse_tiles
+from referee.turn import check_turn
+from vision.image import FileTooLargeError, decode_image
+from webapp.runtime import Runtime, get_runtime
+from webapp.schemas import (
+    CorrectionIn,
+    DiceIn,
+    DiceOut,
+    DiceReadOut,
+    ErrorOut,
+    HealthOut,
+    OpeningIn,
+    OpeningOut,
+    PenaltyIn,
+    PenaltyVerdictOut,
+    ReadingOut,
+    RulesCatalogOut,
+    RulesIn,
+    RuleSetOut,
+    ScoreIn,
+    ScoreOut,
+    Table,
+    TableCheckIn,
+    TableVerdictOut,
+    TurnIn,
+    TurnOut,
+    TurnPhotosOut,
+)
+
+__all__ = ["router", "rules_from", "sets_from", "table_out", "read_upload", "score_out", "dice_result"]
+
+router = APIRouter(prefix="/api")
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    422: {"model": ErrorOut, "description": "Bad input: the sentence says what was wrong."},
+}
+PHOTO_ERRORS: dict[int | str, dict[str, Any]] = {
+    413: {"model": ErrorOut, "description": "The photo is too large (bytes or pixels)."},
+    415: {"model": ErrorOut, "description": "The file is not a photo the server reads."},
+    422: {"model": ErrorOut, "description": "The photo is damaged, or another field is wrong."},
+    503: {"model": ErrorOut, "description": "The tile models are not installed."},
+}
+
+Mode = Literal["table", "rack"]
+
+
+# -- conversions --------------------------------------------------------------------------------------
+
+
+def rules_from(rules: RulesIn | None) -> RuleSet:
+    """The RuleSet a request asks for (RuleSetError, a ValueError, becomes a 422)."""
+    return RuleSet.from_dict(rules.fields()) if rules is not None else RuleSet.classic()
+
+
+def sets_from(table: Table) -> list[list[Tile]]:
+    """A table in notation (one string with ``|``, or one string per set) as lists of tiles."""
+    if isinstance(table, str):
+        return parse_table(table)
+    return [parse_tiles(s) for s in table if s.strip()]
+
+
+def table_summary(verdict: TableVerdict) -> str:
+    """The verdict on a table in one sentence."""
+    n = len(verdict.sets)
+    valid = sum(1 for s in verdict.sets if s.valid)
+    if n == 0 and not verdict.loose:
+        return _("No sets on the table.")
+    if verdict.ok:
+        return ngettext(
+            "The set is valid ({points} points).", "All {count} sets are valid ({points} points).", n
+        ).format(count=n, points=verdict.points)
+    parts = [_("{valid} of {count} sets are valid.").format(valid=valid, count=n)] if n else []
+    if verdict.loose:
+        parts.append(ngettext("{count} loose tile.", "{count} loose tiles.", len(verdict.loose)).format(
+            count=len(verdict.loose)))
+    others = [v for v in verdict.violations if v.code in ("too_many_copies", "too_many_jokers")]
+    parts.extend(v.message for v in others)
+    return " ".join(parts)
+
+
+def table_out(verdict: TableVerdict) -> dict[str, Any]:
+    """``TableVerdict.to_dict()`` with each set's verdict in words and a summary."""
+    out = verdict.to_dict()
+    for i, (s, d) in enumerate(zip(verdict.sets, out["sets"])):
+        d["summary"] = describe_set(s, i)
+    out["summary"] = table_summary(verdict)
+    return out
+
+
+def _tile_or_none(code: str) -> Tile | None:
+    try:
+        return parse_tile(code)
+    except TileError:
+        return None  # "?" - an unreadable tile
+
+
+def reading_out(reading: dict[str, Any], rules: RuleSet, mode: str) -> dict[str, Any]:
+    """A reader's ``to_dict()`` plus the referee's verdict on the sets, and notation strings.
+
+    Unreadable tiles ("?") are left out of the referee's check (it can't judge them; the reading
+    lists them as doubts), so a set with one shows up as too short or broken until corrected.
+    """
+    tiles = reading.get("tiles", [])
+    sets: list[list[Tile]] = []
+    for s in reading.get("sets", []):
+        sets.append([t for t in (_tile_or_none(c) for c in s.get("tiles", [])) if t is not None])
+    loose = [t for t in (_tile_or_none(tiles[i]["tile"]) for i in reading.get("loose", [])) if t is not None]
+    rack = [t for t in (_tile_or_none(tiles[i]["tile"]) for i in reading.get("rack", [])) if t is not None]
+    verdict = check_table(sets, loose, rules)
+    out = dict(reading)
+    out["mode"] = mode
+    out["verdict"] = table_out(verdict)
+    out["table"] = [format_tiles(s) for s in sets]
+    out["rack_tiles"] = format_tiles(rack)
+    out["doubts"] = [d if isinstance(d, dict) else {"message": str(d)} for d in reading.get("doubts", [])]
+    return out
+
+
+# -- health and rules -------------------------------------------------------------------------------
+
+
+@router.get("/health", response_model=HealthOut, summary="Is the server ready")
+async def health(rt: Runtime = Depends(get_runtime)) -> dict[str, Any]:
+    from webapp import __version__
+
+    return {
+        "ok": True,
+        "version": __version__,
+        "models_loaded": rt.reader is not None,
+        "model_problem": rt.model_problem,
+        "dice_photos": rt.dice_reader is not None,
+        "https": rt.settings.https,
+        "max_upload_mb": rt.settings.max_upload_bytes // (1024 * 1024),
+    }
+
+
+@router.get("/rules", response_model=RulesCatalogOut, summary="Rule-set presets")
+async def rules_catalog() -> dict[str, Any]:
+    return {"presets": {name: factory().to_dict() for name, factory in PRESETS.items()}}
+
+
+@router.post("/rules/resolve", response_model=RuleSetOut, responses=ERRORS, summary="A preset with variants, checked")
+async def resolve_rules(rules: RulesIn) -> dict[str, Any]:
+    return rules_from(rules).to_dict()
+
+
+# -- photos -------------------------------------------------------------------------------------------
+
+
+async def read_upload(upload: UploadFile, max_bytes: int) -> bytes:
+    """The upload's bytes, refusing more than ``max_bytes`` without reading further."""
+    data = await upload.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        # decode_image words the message (size and limit); it only needs the length to exceed.
+        raise FileTooLargeError(
+            _("The photo is larger than {limit} MB: take it at the camera's normal size.").format(
+                limit=f"{max_bytes / (1024 * 1024):.0f}"
+            )
+        )
+    return data
+
+
+def require_reader(rt: Runtime) -> Any:
+    """The loaded tile models, or a 503 saying how to install them."""
+    if rt.reader is None:
+        raise HTTPException(
+            503,
+            rt.model_problem
+            or _("The tile models are not installed, so photos can't be read: type the tiles instead."),
+        )
+    return rt.reader
+
+
+def _read_photo(rt: Runtime, reader: Any, data: bytes, rules: RuleSet, mode: str) -> dict[str, Any]:
+    # Runs on the worker pool: decoding a 12-MP JPEG and the networks are the heavy part.
+    image = decode_image(data, max_bytes=rt.settings.max_upload_bytes, max_pixels=rt.settings.max_pixels)
+    reading = reader.read_table(image, rules, mode)
+    return reading_out(reading.to_dict(), rules, mode)
+
+
+async def _photo(rt: Runtime, upload: UploadFile, rules: RuleSet, mode: str) -> dict[str, Any]:
+    reader = require_reader(rt)
+    data = await read_upload(upload, rt.settings.max_upload_bytes)
+    return await rt.run(_read_photo, rt, reader, data, rules, mode)
+
+
+def _preset_rules(preset: str, rules_json: str | None) -> RuleSet:
+    if rules_json:
+        return rules_from(RulesIn.model_validate_json(rules_json))
+    return RuleSet.preset(preset)
+
+
+@router.post("/photo/read", response_model=ReadingOut, responses=PHOTO_ERRORS, summary="Read a table or rack photo")
+async def read_photo(
+    photo: UploadFile = File(description="JPEG or PNG photo (EXIF orientation is applied)."),
+    mode: Mode = Form("table", description='"table" for the table, "rack" for one player\'s rack.'),
+    preset: Literal["classic", "xp"] = Form("classic", description="Tile set (2 or 3 copies of each tile)."),
+    rt: Runtime = Depends(get_runtime),
+) -> dict[str, Any]:
+    """Every tile's code and box, the sets as they lie with the referee's verdict, loose and rack
+    tiles, and the reader's doubts."""
+    return await _photo(rt, photo, RuleSet.preset(preset), mode)
+
+
+@router.post(
+    "/photo/overlay",
+    responses={200: {"content": {"image/jpeg": {}}, "description": "The photo with the reading drawn on it."},
+               **PHOTO_ERRORS},
+    response_class=Response,
+    summary="The photo with every tile's code drawn on it",
+)
+async def photo_overlay(
+    photo: UploadFile = File(),
+    mode: Mode = Form("table"),
+    preset: Literal["classic", "xp"] = Form("classic"),
+    rt: Runtime = Depends(get_runtime),
+) -> Response:
+    reader = require_reader(rt)
+    data = await read_upload(photo, rt.settings.max_upload_bytes)
+
+    def draw() -> bytes:
+        import cv2
+
+        from vision.overlay import draw_overlay
+
+        image = decode_image(data, max_bytes=rt.settings.max_upload_bytes, max_pixels=rt.settings.max_pixels)
+        reading = reader.read_table(image, RuleSet.preset(preset), mode)
+        ok, buf = cv2.imencode(".jpg", draw_overlay(image, reading), [cv2.IMWRITE_JPEG_QUALITY, 85])
+        if not ok:
+            raise RuntimeError("JPEG encoding failed")
+        return buf.tobytes()
+
+    return Response(await rt.run(draw), media_type="image/jpeg")
+
+
+def _corrected_reading(body: CorrectionIn) -> dict[str, Any]:
+    from vision.decode import build_reading
+    from vision.detections import N_CODES, TileDetections
+
+    rules = rules_from(body.rules)
+    kept = [t for t in body.tiles if t.tile.strip() not in ("", "-")]
+    boxes = np.array([t.box for t in kept], dtype=np.float32).reshape(-1, 4)
+    probs = np.zeros((len(kept), N_CODES), dtype=np.float32)
+    for i, t in enumerate(kept):
+        code = t.tile.strip()
+        if code != "?":  # a tile still unread stays unread (zero probabilities)
+            probs[i, parse_tile(code).index] = 1.0
+    w, h = body.image.width, body.image.height
+    if (boxes[:, [0, 2]] > w + 1).any() or (boxes[:, [1, 3]] > h + 1).any() or (boxes < -1).any():
+        raise ValueError(_("A tile's box lies outside the {width} x {height} photo.").format(width=w, height=h))
+    det = TileDetections(boxes, np.ones(len(kept), dtype=np.float32), probs)
+    reading = build_reading((w, h), det, rules, body.mode)
+    return reading_out(reading.to_dict(), rules, body.mode)
+
+
+@router.post("/photo/correct", response_model=ReadingOut, responses=ERRORS, summary="Correct misread tiles")
+async def correct_reading(body: CorrectionIn, rt: Runtime = Depends(get_runtime)) -> dict[str, Any]:
+    """Rebuild the sets and the verdict from tiles the player corrected by hand (boxes kept)."""
+    return await rt.run(_corrected_reading, body)
+
+
+# -- referee checks -----------------------------------------------------------------------------------
+
+
+@router.post("/table/check", response_model=TableVerdictOut, responses=ERRORS, summary="Check a typed table")
+async def table_check(body: TableCheckIn) -> dict[str, Any]:
+    """Every set's verdict and value, loose tiles, and tile counts beyond the rule set."""
+    return table_out(check_table(sets_from(body.table), parse_tiles(body.loose), rules_from(body.rules)))
+
+
+@router.post("/opening/check", response_model=OpeningOut, responses=ERRORS, summary="Check an initial meld")
+async def opening_check(body: OpeningIn) -> dict[str, Any]:
+    verdict = check_opening(sets_from(body.sets), rules_from(body.rules))
+    out = verdict.to_dict()
+    for i, (s, d) in enumerate(zip(verdict.sets, out["sets"])):
+        d["summary"] = describe_set(s, i)
+    if verdict.ok:
+        out["summary"] = _("Valid initial meld: {points} points (at least {minimum} needed).").format(
+            points=verdict.points, minimum=verdict.minimum)
+    elif not verdict.reached:
+        out["summary"] = _("Not enough for the initial meld: {points} points of the {minimum} needed.").format(
+            points=verdict.points, minimum=verdict.minimum)
+    else:
+        out["summary"] = " ".join(v.message for v in verdict.violations)
+    return out
+
+
+def turn_result(body: TurnIn) -> dict[str, Any]:
+    """Check a turn and say the verdict in words."""
+    verdict = check_turn(
+        sets_from(body.before),
+        sets_from(body.after),
+        parse_tiles(body.rack_before) if body.rack_before is not None and body.rack_before.strip() else None,
+        body.opened,
+        rules_from(body.rules),
+        loose_after=parse_tiles(body.loose_after),
+        drew=body.drew,
+    )
+    out = verdict.to_dict()
+    if out.get("table") is not None and verdict.table is not None:
+        out["table"] = table_out(verdict.table)
+    laid = format_tiles(verdict.laid)
+    if verdict.ok:
+        if verdict.drew or not verdict.laid:
+            out["summary"] = _("Legal turn: the player drew a tile.")
+        elif verdict.opening_points is not None:
+            out["summary"] = _("Legal initial meld: {tiles} laid, {points} points.").format(
+                tiles=laid, points=verdict.opening_points)
+        else:
+            out["summary"] = _("Legal turn: {tiles} laid.").format(tiles=laid)
+    else:
+        out["summary"] = _("Not a legal turn.") + " " + " ".join(v.message for v in verdict.violations)
+    return out
+
+
+@router.post("/turn/check", response_model=TurnOut, responses=ERRORS, summary="Check a typed turn")
+async def turn_check(body: TurnIn) -> dict[str, Any]:
+    """The referee's verdict on a turn, what the player laid, and the initial-meld total."""
+    return turn_result(body)
+
+
+@router.post("/turn/check-photos", response_model=TurnPhotosOut, responses=PHOTO_ERRORS,
+             summary="Check a turn from photos")
+async def turn_check_photos(
+    before: UploadFile = File(description="The table at the start of the turn."),
+    after: UploadFile = File(description="The table at the end of the turn."),
+    rack: UploadFile | None = File(None, description="Optional: the player's rack at the start of the turn."),
+    opened: bool = Form(True, description="The player made the initial meld on an earlier turn."),
+    rules: str | None = Form(None, description="Optional rule set as JSON (see RulesIn)."),
+    rt: Runtime = Depends(get_runtime),
+) -> dict[str, Any]:
+    """Read both photos (and the rack), then check the turn as :func:`turn_check` does."""
+    rule_set = _preset_rules("classic", rules)
+    rules_in = RulesIn.model_validate_json(rules) if rules else RulesIn()
+    read_before = await _photo(rt, before, rule_set, "table")
+    read_after = await _photo(rt, after, rule_set, "table")
+    read_rack = await _photo(rt, rack, rule_set, "rack") if rack is not None and rack.filename else None
+    loose_after = [read_after["tiles"][i]["tile"] for i in read_after.get("loose", [])]
+    body = TurnIn(
+        before=read_before["table"],
+        after=read_after["table"],
+        rack_before=read_rack["rack_tiles"] if read_rack else None,
+        loose_after=" ".join(c for c in loose_after if c != "?"),
+        opened=opened,
+        rules=rules_in,
+    )
+    return {"before": read_before, "after": read_after, "rack": read_rack, "verdict": turn_result(body)}
+
+
+@router.post("/penalty", response_model=PenaltyVerdictOut, responses=ERRORS, summary="What running out of time costs")
+async def penalty(body: PenaltyIn) -> dict[str, Any]:
+    """The rule set's penalty when the turn timer runs out (RULES.md section 6)."""
+    return penalty_for_timeout(body.laid, body.left_over, body.touched_table, rules_from(body.rules)).to_dict()
+
+
+# -- end of a game -------------------------------------------------------------------------------------
+
+
+def score_out(game: GameScore) -> dict[str, Any]:
+    """``GameScore.to_dict()`` with the result in words."""
+    out = game.to_dict()
+    out["summary"] = game.describe().replace("\n", "; ")
+    return out
+
+
+@router.post("/score", response_model=ScoreOut, responses=ERRORS, summary="Score the racks at the end of a game")
+async def score(body: ScoreIn) -> dict[str, Any]:
+    """Each player's score from the tiles left on the racks; ``winner`` null for a stalemate."""
+    racks = {p.strip(): r for p, r in body.racks.items()}
+    return score_out(score_game(racks, body.winner.strip() if body.winner else None, rules_from(body.rules)))
+
+
+# -- Rummikub Dice -----------------------------------------------------------------------------------------
+
+
+def dice_result(faces: str) -> dict[str, Any]:
+    """The best arrangement of nine dice faces, with the score in words."""
+    best = best_arrangement(faces)
+    out = best.to_dict()
+    out["summary"] = ngettext("Best score: {score} point.", "Best score: {score} points.", best.score).format(
+        score=best.score)
+    return out
+
+
+@router.post("/dice/best", response_model=DiceOut, responses=ERRORS, summary="Best arrangement of nine dice")
+async def dice_best(body: DiceIn, rt: Runtime = Depends(get_runtime)) -> dict[str, Any]:
+    """The highest-scoring arrangement of the nine faces (RULES.md section 8)."""
+    return await rt.run(dice_result, body.faces)
+
+
+@router.post("/dice/read", response_model=DiceReadOut,
+             responses={**PHOTO_ERRORS, 501: {"model": ErrorOut, "description": "Dice photos can't be read yet."}},
+             summary="Read a photo of the nine dice")
+async def dice_read(photo: UploadFile = File(), rt: Runtime = Depends(get_runtime)) -> dict[str, Any]:
+    if rt.dice_reader is None:
+        raise HTTPException(501, _("Reading dice from a photo is not available yet: type the nine faces instead."))
+    data = await read_upload(photo, rt.settings.max_upload_bytes)
+
+    def read() -> dict[str, Any]:
+        image = decode_image(data, max_bytes=rt.settings.max_upload_bytes, max_pixels=rt.settings.max_pixels)
+        reading = rt.dice_reader(image)  # type: ignore[misc]
+        data_out = reading.to_dict() if hasattr(reading, "to_dict") else dict(reading)
+        faces = data_out.get("faces", [])
+        faces_text = faces if isinstance(faces, str) else " ".join(str(f) for f in faces)
+        doubts = [d if isinstance(d, dict) else {"message": str(d)} for d in data_out.get("doubts", [])]
+        return {"faces": faces_text, "doubts": doubts, "best": dice_result(faces_text)}
+
+    return await rt.run(read)

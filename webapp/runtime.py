@@ -1,0 +1,81 @@
+"""What the server holds between requests: settings, the loaded models, the worker pool, the store.
+
+Photo readings are CPU work (decode, two networks, rule-aware decoding); they run on a small
+thread pool of their own, never on the event loop, so the server keeps answering (health checks,
+score sheets, the page) while photos are read. The pool is small on purpose: with 2 cores more
+workers would only queue inside onnxruntime and multiply memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import logging
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from fastapi import Request
+
+from vision.image import MAX_BYTES, MAX_PIXELS
+from webapp.store import Store, default_db_path
+
+__all__ = ["Settings", "Runtime", "get_runtime", "off_loop"]
+
+log = logging.getLogger("rummikub.app")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How the server was started (``python app.py --help`` sets these)."""
+
+    db_path: Path = field(default_factory=default_db_path)
+    """The SQLite file with the score sheets."""
+    models_dir: Path | None = None
+    """Folder with the tile models; None = the shipped ``models/``."""
+    load_models: bool = True
+    """False starts without the tile models (typed tiles only), e.g. for quick tests."""
+    max_upload_bytes: int = MAX_BYTES
+    """Largest photo accepted."""
+    max_pixels: int = MAX_PIXELS
+    """Most pixels a photo may have (decompression-bomb guard)."""
+    workers: int = max(1, min(2, os.cpu_count() or 1))
+    """Threads reading photos at the same time."""
+    https: bool = False
+    """True when served over HTTPS (live camera mode works on a phone)."""
+
+
+@dataclass
+class Runtime:
+    """Everything the routes share; one per app, kept in ``app.state.runtime``."""
+
+    settings: Settings
+    store: Store
+    executor: ThreadPoolExecutor
+    reader: Any | None = None
+    """The loaded :class:`vision.pipeline.TableReader`, or None when the models are missing."""
+    model_problem: str | None = None
+    """Why ``reader`` is None, as a sentence."""
+    dice_reader: Callable[..., Any] | None = None
+    """``vision.read_dice`` when that reader exists."""
+
+    async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run CPU work on the photo pool (with the request's language) and await the answer."""
+        return await off_loop(fn, *args, executor=self.executor, **kwargs)
+
+
+async def off_loop(fn: Callable[..., T], *args: Any, executor: ThreadPoolExecutor | None = None, **kwargs: Any) -> T:
+    """Run ``fn`` in a worker thread, carrying the context (the request's language) along."""
+    context = contextvars.copy_context()  # run_in_executor alone would drop contextvars
+    call = functools.partial(context.run, fn, *args, **kwargs)
+    return await asyncio.get_running_loop().run_in_executor(executor, call)
+
+
+def get_runtime(request: Request) -> Runtime:
+    """FastAPI dependency: the app's :class:`Runtime`."""
+    return request.app.state.runtime
