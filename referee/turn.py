@@ -156,7 +156,8 @@ def check_turn(
                 Violation(
                     "drew_but_changed_table",
                     _("The player drew a tile, which ends the turn, yet the table changed: it must stay as it was."),
-                    laid + missing,
+                    # The tiles that came or went; for a pure rearrangement, the rearranged sets' tiles.
+                    laid + missing or tuple(t for i in changed_after for t in table_after[i]),
                     tuple(changed_after),
                 )
             )

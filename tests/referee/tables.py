@@ -1,0 +1,52 @@
+"""Seeded random tables for invariant tests (shared by the referee tests)."""
+
+from __future__ import annotations
+
+import random
+
+from referee.ruleset import RuleSet
+from referee.sets import check_set
+from referee.tiles import JOKER, Colour, Tile
+
+COLOURS = (Colour.BLACK, Colour.BLUE, Colour.ORANGE, Colour.RED)
+
+
+def full_box(rules: RuleSet) -> list[Tile]:
+    """Every tile of the game under ``rules``."""
+    return [Tile(c, n) for c in COLOURS for n in range(1, 14) for _ in range(rules.copies)] + [JOKER] * rules.jokers
+
+
+def random_valid_table(rng: random.Random, rules: RuleSet) -> list[list[Tile]]:
+    """Valid sets drawn from one box of tiles, so copies and jokers stay within the rule set."""
+    return random_valid_sets(rng, full_box(rules), rng.randint(0, 12))
+
+
+def random_valid_sets(rng: random.Random, box: list[Tile], count: int) -> list[list[Tile]]:
+    """Up to ``count`` valid sets taken out of ``box`` (which loses those tiles); a joker fills in
+    for a tile the box has run out of."""
+    table: list[list[Tile]] = []
+    for _ in range(count):
+        if rng.random() < 0.5:
+            colour = rng.choice(COLOURS)
+            length = rng.randint(3, 6)
+            start = rng.randint(1, 14 - length)
+            wanted = [Tile(colour, n) for n in range(start, start + length)]
+        else:
+            number = rng.randint(1, 13)
+            wanted = [Tile(c, number) for c in rng.sample(COLOURS, rng.randint(3, 4))]
+        chosen = []
+        for t in wanted:
+            if t in box:
+                box.remove(t)
+                chosen.append(t)
+            elif JOKER in box:
+                box.remove(JOKER)
+                chosen.append(JOKER)
+            else:
+                break
+        else:
+            if sum(not t.is_joker for t in chosen) and check_set(chosen).valid:
+                table.append(chosen)
+                continue
+        box.extend(chosen)  # could not complete this set: put its tiles back
+    return table
