@@ -120,7 +120,7 @@ def train_reader(args) -> None:
             loss.backward()
             opt.step()
             sched.step()
-            losses.append(float(loss))
+            losses.append(loss.item())
             bar.set_postfix(loss=f"{np.mean(losses[-50:]):.3f}")
         metrics = evaluate(net, val_real, args.size)
         syn = evaluate(net, val_syn, args.size) if val_syn else {}
