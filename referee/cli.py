@@ -37,10 +37,10 @@ from referee.i18n import _, ngettext
 from referee.meld import check_opening
 from referee.penalties import penalty_for_timeout
 from referee.ruleset import PRESETS, RuleSet, RuleSetError
-from referee.scoring import ScoringError, score_game
+from referee.scoring import score_game
 from referee.sets import check_set
 from referee.table import check_table, describe_set, describe_table
-from referee.tiles import TileError, format_tiles, parse_table, parse_tiles
+from referee.tiles import format_tiles, parse_table, parse_tiles
 from referee.turn import check_turn
 from referee.verdict import Verdict
 
@@ -358,6 +358,8 @@ def _cmd_best_move(args: argparse.Namespace, rules: RuleSet) -> Any:
     return move.describe()
 
 
+_FEATURE_MODULES = ("referee.dice", "referee.solver")
+
 _COMMANDS = {
     "set": _cmd_set,
     "table": _cmd_table,
@@ -374,18 +376,24 @@ _COMMANDS = {
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 answered, 1 unavailable, 2 bad input)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a usage error (2): return the code, don't exit
+        return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
     try:
         rules = rules_from_options(args.rules, args.changes)
         result = _COMMANDS[args.command](args, rules)
-    except (TileError, RuleSetError, ScoringError, BadInput) as exc:
+    except ImportError as exc:
+        # Only the lazily imported feature modules count as "unavailable"; anything else is a bug.
+        if exc.name not in _FEATURE_MODULES:
+            raise
+        print(f"{parser.prog}: error: {args.command} is not available: {exc}", file=sys.stderr)
+        return EXIT_UNAVAILABLE
+    except ValueError as exc:
+        # TileError, RuleSetError, ScoringError, BadInput and the dice/solver input errors are all
+        # ValueErrors whose message names the bad token or field.
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except ModuleNotFoundError as exc:
-        if exc.name not in ("referee.dice", "referee.solver"):
-            raise
-        print(f"{parser.prog}: error: {args.command} is not available: module {exc.name} is missing", file=sys.stderr)
-        return EXIT_UNAVAILABLE
     if args.json:
         _print_json(result)
     else:

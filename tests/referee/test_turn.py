@@ -61,6 +61,12 @@ ILLEGAL = [
     # RULES.md 4: every play puts at least one rack tile on the table
     ("R1 R2 R3 R4 R5 R6", "R1 R2 R3 | R4 R5 R6", None, True, CLASSIC, {}, ["no_tile_played"], ()),
     ("R1 R2 R3", "R1 R2 R3", None, True, CLASSIC, {}, ["no_tile_played"], ()),
+    # RULES.md 5 (000): freeing a joker still needs a rack tile played in the same turn
+    (
+        "R4 J R6 | K5 B5 O5 R5 | K9 K10 K11 K12 K13",
+        "R4 R5 R6 | K5 B5 O5 | K9 K10 K11 | J K12 K13",
+        None, True, CLASSIC, {}, ["no_tile_played"], (),
+    ),  # fmt: skip
     # RULES.md 4: a player who draws ends the turn: the table stays as it was
     ("R1 R2 R3", "R1 R2 R3 R4", None, True, CLASSIC, {"drew": True}, ["drew_but_changed_table"], (0,)),
     ("R1 R2 R3 R4 R5 R6", "R1 R2 R3 | R4 R5 R6", None, True, CLASSIC, {"drew": True}, ["drew_but_changed_table"], (0, 1)),

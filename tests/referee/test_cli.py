@@ -1,0 +1,193 @@
+"""``python -m referee``: readable output, --json, exit codes, bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee.cli import main, rules_from_options
+from referee.ruleset import RuleSetError, TimeoutPenalty
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
+    code, out, err = run(capsys, "--json", *argv)
+    assert code == 0, err
+    assert out.count("\n") == 1  # one JSON object on one line
+    return json.loads(out)
+
+
+def test_set_readable_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "set", "R1", "R2", "J")
+    assert code == 0 and "valid run, 6 points" in out and "R3" in out
+    data = run_json(capsys, "set", "R1", "R2", "J")
+    assert {"valid", "kind", "points", "problem"} <= set(data)
+    assert (data["valid"], data["kind"], data["points"], data["problem"]) == (True, "run", 6, None)
+
+
+def test_invalid_set_is_an_answer_not_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "set", "R12", "R13", "R1")
+    assert code == 0 and "not valid" in out and "run_past_13" in out
+    data = run_json(capsys, "set", "R12 R13 R1")  # one quoted argument works too
+    assert data["valid"] is False and data["code"] == "run_past_13" and data["problem"]
+
+
+def test_set_shows_other_readings(capsys: pytest.CaptureFixture[str]) -> None:
+    _code, out, _ = run(capsys, "set", "J", "J", "R5")
+    assert "Other readings" in out and "group" in out and "Read right to left" in out
+
+
+def test_table(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "table", "R1 R2 R3 | K5 B5 O5")
+    assert code == 0 and "The table is valid: 21 points" in out
+    data = run_json(capsys, "table", "R1 R2 R3 | K5 B5", "--loose", "K7")
+    assert data["ok"] is False
+    assert [v["code"] for v in data["violations"]] == ["too_short", "loose_tile"]
+
+
+def test_opening_with_rule_changes(capsys: pytest.CaptureFixture[str]) -> None:
+    data = run_json(capsys, "opening", "K10 B10 O10")
+    assert data["ok"] and data["points"] == 30
+    data = run_json(capsys, "--set", "opening_minimum=50", "opening", "K10 B10 O10")
+    assert [v["code"] for v in data["violations"]] == ["opening_below_minimum"]
+    # options may also follow the sub-command
+    data = run_json(capsys, "opening", "K10 J O10", "--set", "jokers_in_opening=false")
+    assert [v["code"] for v in data["violations"]] == ["joker_in_opening"]
+    data = run_json(capsys, "opening", "K10 B10 O10", "--before", "R1 R2 R3 R4", "--after", "R1 R2 R3 | R4 K10 B10 O10")
+    assert "opening_touched_table" in [v["code"] for v in data["violations"]]
+    code, _out, err = run(capsys, "opening", "K10 B10 O10", "--before", "R1 R2 R3")
+    assert code == 2 and "--after" in err
+
+
+def test_turn(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "turn", "--before", "R1 R2 R3", "--after", "R1 R2 R3 R4", "--rack", "R4 K1")
+    assert code == 0 and "Legal turn." in out and "R4" in out
+    data = run_json(capsys, "turn", "--before", "R1 R2 R3", "--after", "R1 R2 R3 | K5 B5 O5", "--not-opened")
+    assert data["opening_points"] == 15 and [v["code"] for v in data["violations"]] == ["opening_below_minimum"]
+    data = run_json(capsys, "turn", "--before", "R1 R2 R3", "--after", "R1 R2 R3", "--drew")
+    assert data["ok"] and data["drew"]
+    data = run_json(
+        capsys, "--set", "joker_from_table_tile=false", "turn",
+        "--before", "R4 J R6 | R5 K5 B5 O5", "--after", "R4 R5 R6 | K5 B5 O5 | J R7 R8", "--rack", "R7 R8",
+    )  # fmt: skip
+    assert [v["code"] for v in data["violations"]] == ["joker_replaced_from_table"]
+
+
+def test_score(capsys: pytest.CaptureFixture[str]) -> None:
+    data = run_json(capsys, "score", "--winner", "A", "--rack", "B=R1,K13,J", "--rack", "C=O5")
+    assert data["scores"] == {"B": -44, "C": -5, "A": 49} and data["zero_sum"]
+    data = run_json(capsys, "score", "--stalemate", "--rack", "A=R1", "--rack", "B=K13")
+    assert data["stalemate"] and data["scores"] == {"A": 12, "B": -12}
+    data = run_json(capsys, "score", "--rack", "A=R1", "--rack", "B=K13")  # no winner: pool empty
+    assert data["winner"] == "A"
+    code, out, _ = run(capsys, "score", "--winner", "A", "--rack", "A=", "--rack", "B=R5")
+    assert code == 0 and "Winner: A" in out
+
+
+def test_penalty(capsys: pytest.CaptureFixture[str]) -> None:
+    data = run_json(capsys, "penalty", "--laid", "R5 R6", "--left-over", "K3")
+    assert (data["draw"], data["back_to_rack"], data["to_pool"]) == (3, ["R5", "R6"], ["K3"])
+    data = run_json(capsys, "--set", "timeout_penalty=return_to_pool", "penalty", "--laid", "R5")
+    assert data["policy"] == "return_to_pool" and data["draw"] == 1
+    code, out, _ = run(capsys, "penalty")
+    assert code == 0 and "draw one tile" in out
+
+
+def test_rules(capsys: pytest.CaptureFixture[str]) -> None:
+    data = run_json(capsys, "--rules", "xp", "--set", "opening_minimum=50", "rules")
+    assert set(data["presets"]) == {"classic", "xp"}
+    assert data["in_force"]["copies"] == 3 and data["in_force"]["opening_minimum"] == 50
+    code, out, _ = run(capsys, "rules")
+    assert code == 0 and "opening_minimum" in out and "classic" in out
+
+
+@pytest.mark.parametrize(
+    "argv, named",
+    [
+        (["set", "R1", "X9", "R3"], '"X9"'),
+        (["table", "R1 R2 R14"], '"R14"'),
+        (["turn", "--before", "R1 R2 R3", "--after", "R1 R2 R3 Q4"], '"Q4"'),
+        (["score", "--rack", "A"], '"A"'),
+        (["score", "--winner", "A", "--rack", "A=R1", "--rack", "B=R2"], "still holds R1"),
+        (["--rules", "deluxe", "rules"], '"deluxe"'),
+        (["--set", "opening_minimum=lots", "rules"], '"lots"'),
+        (["--set", "opening_minimum=2000", "rules"], "opening_minimum"),
+        (["--set", "colour=pink", "rules"], '"colour"'),
+        (["--set", "nonsense", "rules"], '"nonsense"'),
+        (["--set", "timeout_penalty=shout", "rules"], "timeout_penalty"),
+        (["frobnicate"], "frobnicate"),
+        (["turn", "--after", "R1 R2 R3"], "--before"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(capsys: pytest.CaptureFixture[str], argv: list[str], named: str) -> None:
+    code, _out, err = run(capsys, *argv)
+    assert code == 2
+    assert err.count("\n") == 1 and named in err and "Traceback" not in err
+
+
+def test_help_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--help")
+    assert code == 0 and "best-move" in out
+
+
+def test_python_dash_m_exit_codes() -> None:
+    ok = subprocess.run([sys.executable, "-m", "referee", "--json", "set", "K5", "K5", "B5"], cwd=ROOT, capture_output=True, text=True)
+    assert ok.returncode == 0 and json.loads(ok.stdout)["code"] == "duplicate_colour"
+    bad = subprocess.run([sys.executable, "-m", "referee", "set", "R1", "Z2"], cwd=ROOT, capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.strip().count("\n") == 0 and '"Z2"' in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_rules_from_options() -> None:
+    rules = rules_from_options("classic", ["timeout_penalty=draw_leftovers", "jokers_in_opening=no", "target_points=500"])
+    assert rules.timeout_penalty is TimeoutPenalty.DRAW_LEFTOVERS and not rules.jokers_in_opening
+    assert rules.target_points == 500
+    with pytest.raises(RuleSetError, match="true or false"):
+        rules_from_options("classic", ["jokers_in_opening=maybe"])
+
+
+# --- sub-commands wired to modules written separately -------------------------------------------
+
+
+def test_dice(capsys: pytest.CaptureFixture[str]) -> None:
+    dice = pytest.importorskip("referee.dice", reason="referee/dice.py (Rummikub Dice) is not there")
+    if not hasattr(dice, "best_arrangement"):
+        pytest.skip("referee.dice has no best_arrangement yet")
+    faces = ["R1", "R2", "R3", "K5", "B5", "O5", "J", "B7", "B8"]
+    data = run_json(capsys, "dice", *faces)
+    assert {"score", "arrangement"} <= set(data)
+    assert data["score"] == dice.best_arrangement(faces).to_dict()["score"]
+    code, out, _ = run(capsys, "dice", *faces)
+    assert code == 0 and out.strip()
+    code, _out, err = run(capsys, "dice", "R1", "R2")  # not 9 faces: bad input
+    assert code == 2 and err.count("\n") == 1
+
+
+def test_best_move(capsys: pytest.CaptureFixture[str]) -> None:
+    solver = pytest.importorskip("referee.solver", reason="referee/solver.py (best move) is not there")
+    if not hasattr(solver, "best_move"):
+        pytest.skip("referee.solver has no best_move yet")
+    data = run_json(capsys, "best-move", "--table", "R1 R2 R3", "--rack", "R4 K9 K10 K11")
+    assert {"count", "points", "placed", "sets", "steps"} <= set(data)
+    assert data["found"] is True and data["count"] >= 1
+    code, out, _ = run(capsys, "best-move", "--table", "R1 R2 R3", "--rack", "R4 K9 K10 K11")
+    assert code == 0 and out.strip() and out.strip() != "no move"
+    # nothing playable: "no move" / count 0 (same meaning as best_move(...) returning None)
+    code, out, _ = run(capsys, "best-move", "--table", "", "--rack", "K9")
+    assert code == 0 and out.strip() == "no move"
+    data = run_json(capsys, "best-move", "--rack", "K9")
+    assert data == {"found": False, "count": 0, "points": 0, "placed": [], "sets": [], "steps": []}
+    # before the initial meld the table can't be used: R4 alone is not 30 points
+    data = run_json(capsys, "best-move", "--table", "R1 R2 R3", "--rack", "R4", "--not-opened")
+    assert data["count"] == 0
