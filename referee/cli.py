@@ -153,15 +153,15 @@ def build_parser() -> argparse.ArgumentParser:
 def rules_from_options(preset: str, changes: Sequence[str]) -> RuleSet:
     """A rule set from ``--rules`` and ``--set field=value`` options. Raises RuleSetError/BadInput."""
     rules = RuleSet.preset(preset)
+    fields = [f.name for f in dataclasses.fields(rules)]
     values: dict[str, Any] = {}
     for change in changes:
         name, sep, text = change.partition("=")
         name = name.strip()
         if not sep or not name:
             raise BadInput(f'"{change}" is not FIELD=VALUE (e.g. opening_minimum=50)')
-        if not hasattr(rules, name) or name not in {f.name for f in dataclasses.fields(rules)}:
-            known = ", ".join(f.name for f in dataclasses.fields(rules))
-            raise RuleSetError(f'unknown rule-set field "{name}": fields are {known}')
+        if name not in fields:
+            raise RuleSetError(f'unknown rule-set field "{name}": fields are {", ".join(fields)}')
         values[name] = _field_value(name, text.strip(), getattr(rules, name))
     return rules.replace(**values) if values else rules
 
