@@ -1,0 +1,373 @@
+"""Tile editions and the drawing of one tile face (upright, flat, before any perspective).
+
+An :class:`Edition` describes a family of real tile sets (body colour, inks, fonts, logo, how 6
+and 9 are marked); :func:`sample_style` draws one concrete, jittered look of an edition for a scene
+and :func:`render_face` paints a tile's face with it. Fonts are matplotlib's bundled DejaVu / STIX
+files (rendered with Pillow) and OpenCV's Hershey fonts: nothing is fetched from the web.
+
+The face is BGRA, ``alpha`` = 0 outside the rounded corners. Its top row is the top of the upright
+tile: the numeral reads upright and the logo sits at the bottom, so 6 and 9 stay distinguishable.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from referee.tiles import Colour, Tile
+
+__all__ = ["Edition", "TileStyle", "EDITIONS", "JOKER_COLOURS", "font_dir", "sample_style", "render_face", "render_back"]
+
+Rng = np.random.Generator
+BGR = tuple[int, int, int]
+
+JOKER_COLOURS = ("black", "red")
+FACE_H = 160  # pixels of the canonical face height; faces are resized to their size on screen
+
+
+@dataclass(frozen=True)
+class Edition:
+    """A family of tile sets as sold (the look, not the rules: every edition plays the same).
+
+    Fields
+    ------
+    name: identifier stored in the labels (``original``, ``white_thin`` ...).
+    body: BGR colour of the plastic.
+    aspect: face width / height.
+    thickness: tile thickness / face height (side walls seen at an angle).
+    inks: BGR per colour letter K, B, O, R (O may be yellow, B royal or teal in the edition).
+    fonts: TTF file names (matplotlib's font folder) or ``hershey:<n>`` OpenCV font ids.
+    logo: what is printed under the numeral: ``wordmark`` (Original), ``ring``, ``dot``, ``bar``, ``none``.
+    disc: a slightly different round patch behind the numeral (Original has one).
+    six_nine: how 6 and 9 are told apart besides the logo: ``plain``, ``underline``, ``dot``.
+    number_height: numeral height / face height.
+    joker: ``face`` (outlined smiley with features) or ``filled`` (coloured disc, light features).
+    """
+
+    name: str
+    body: BGR
+    aspect: float
+    thickness: float
+    inks: dict[str, BGR]
+    fonts: tuple[str, ...]
+    logo: str
+    disc: bool
+    six_nine: tuple[str, ...]
+    number_height: float
+    joker: tuple[str, ...]
+
+
+EDITIONS: dict[str, Edition] = {
+    e.name: e
+    for e in (
+        # Cream "Original Rummikub": heavy sans numerals on a round patch, wordmark at the bottom.
+        Edition("original", (205, 226, 236), 0.74, 0.2,
+                {"K": (38, 36, 34), "B": (196, 92, 14), "O": (38, 128, 242), "R": (48, 32, 222)},
+                ("DejaVuSans-Bold.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono-Bold.ttf"),
+                "wordmark", True, ("plain",), 0.36, ("face",)),
+        # Thin white tiles: yellow instead of orange, teal blue, small ring logo, underlined 6/9.
+        Edition("white_thin", (244, 246, 246), 0.7, 0.11,
+                {"K": (30, 30, 30), "B": (150, 130, 0), "O": (0, 190, 245), "R": (40, 30, 210)},
+                ("DejaVuSans-Bold.ttf", "hershey:0", "DejaVuSansMono-Bold.ttf"),
+                "ring", False, ("underline", "plain"), 0.42, ("face", "filled")),
+        # Ivory serif edition with underlined 6/9 and a dot logo.
+        Edition("serif", (198, 222, 232), 0.76, 0.23,
+                {"K": (25, 25, 25), "B": (170, 70, 20), "O": (30, 140, 240), "R": (30, 20, 190)},
+                ("DejaVuSerif-Bold.ttf", "STIXGeneralBol.ttf", "cmb10.ttf"),
+                "dot", False, ("underline", "dot"), 0.4, ("face",)),
+        # Budget / travel sets with stroke (Hershey) numerals, a bar logo and a dot after 6/9.
+        Edition("hershey", (228, 232, 232), 0.72, 0.16,
+                {"K": (20, 20, 20), "B": (180, 110, 0), "O": (0, 165, 250), "R": (20, 20, 200)},
+                ("hershey:2", "hershey:3", "hershey:1", "hershey:0"),
+                "bar", False, ("dot", "underline"), 0.42, ("face", "filled")),
+        # Large-print edition: big outlined numerals, no disc, wordmark-free.
+        Edition("large_print", (225, 240, 245), 0.72, 0.18,
+                {"K": (20, 20, 25), "B": (200, 100, 30), "O": (20, 150, 250), "R": (45, 25, 235)},
+                ("DejaVuSans-Bold.ttf", "DejaVuSerif-Bold.ttf", "DejaVuSansMono-Bold.ttf"),
+                "none", False, ("underline", "dot"), 0.5, ("filled", "face")),
+    )
+}
+# The real photos we have are all Original: keep it common, but give the rest a fair share.
+EDITION_WEIGHTS: dict[str, float] = {"original": 0.4, "white_thin": 0.16, "serif": 0.16, "hershey": 0.14, "large_print": 0.14}
+
+
+@dataclass(frozen=True)
+class TileStyle:
+    """One concrete look of an edition, fixed for a scene (jittered colours, chosen font...)."""
+
+    edition: str
+    body: BGR
+    aspect: float
+    thickness: float
+    inks: dict[str, BGR]
+    joker_inks: dict[str, BGR]
+    font: str
+    stroke: int  # extra stroke width for TTF, thickness for Hershey, in canonical pixels
+    number_height: float
+    number_y: float  # centre of the numeral as a fraction of the face height
+    squeeze: float  # horizontal scale of two-digit numbers
+    logo: str
+    logo_ink: BGR
+    disc: bool
+    six_nine: str
+    joker: str
+    bevel: float  # width of the raised rim, fraction of face width
+    corner: float  # corner radius, fraction of face width
+
+
+def font_dir() -> Path:
+    """matplotlib's bundled TrueType folder (DejaVu, STIX, Computer Modern)."""
+    import importlib.util
+
+    # Found without importing matplotlib (half a second per worker process).
+    spec = importlib.util.find_spec("matplotlib")
+    if spec is None or spec.origin is None:
+        raise RuntimeError("the synthetic renderer needs matplotlib's bundled fonts: pip install matplotlib")
+    folder = Path(spec.origin).parent / "mpl-data" / "fonts" / "ttf"
+    if not folder.is_dir():  # pragma: no cover - unusual installs: ask matplotlib itself
+        import matplotlib
+
+        folder = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+    return folder
+
+
+@functools.lru_cache(maxsize=64)
+def _ttf(name: str, px: int) -> ImageFont.FreeTypeFont:
+    path = font_dir() / name
+    if not path.exists():
+        raise FileNotFoundError(f"font {name} not found in {path.parent}")
+    return ImageFont.truetype(str(path), px)
+
+
+def _jit(rng: Rng, bgr: BGR, amount: float) -> BGR:
+    c = np.array(bgr, np.float32) * rng.uniform(1 - amount, 1 + amount) + rng.normal(0, 255 * amount / 3, 3)
+    return tuple(int(v) for v in np.clip(c, 0, 255))  # type: ignore[return-value]
+
+
+def sample_style(edition: str, rng: Rng) -> TileStyle:
+    """Draw a jittered concrete look of ``edition`` (a key of :data:`EDITIONS`)."""
+    try:
+        e = EDITIONS[edition]
+    except KeyError:
+        raise ValueError(f'unknown edition "{edition}": choose one of {", ".join(EDITIONS)}') from None
+    inks = {k: _jit(rng, v, 0.08) for k, v in e.inks.items()}
+    if rng.random() < 0.25:  # the fourth colour: orange in some sets, yellow in others
+        inks["O"] = _jit(rng, (0, 185, 245) if rng.random() < 0.5 else (30, 120, 245), 0.06)
+    if rng.random() < 0.2:  # blue: royal or teal
+        inks["B"] = _jit(rng, (150, 125, 0) if rng.random() < 0.5 else (200, 80, 20), 0.06)
+    font = str(rng.choice(list(e.fonts)))
+    hershey = font.startswith("hershey:")
+    body = _jit(rng, e.body, 0.04)
+    # Embossed logos are the body colour, a little darker and warmer.
+    logo_ink = tuple(int(v) for v in np.clip(np.array(body) * rng.uniform(0.7, 0.85) * (0.9, 0.97, 1.0), 0, 255))
+    return TileStyle(
+        edition=e.name,
+        body=body,
+        aspect=float(e.aspect * rng.uniform(0.96, 1.04)),
+        thickness=float(e.thickness * rng.uniform(0.85, 1.15)),
+        inks=inks,
+        joker_inks={"black": inks["K"], "red": inks["R"]},
+        font=font,
+        stroke=int(rng.integers(5, 11)) if hershey else int(rng.integers(0, 3)),
+        number_height=float(e.number_height * rng.uniform(0.9, 1.1)),
+        number_y=float(rng.uniform(0.36, 0.42) if e.logo != "none" else rng.uniform(0.44, 0.5)),
+        squeeze=float(rng.uniform(0.72, 0.9)),
+        logo=e.logo,
+        logo_ink=logo_ink,  # type: ignore[arg-type]
+        disc=e.disc,
+        six_nine=str(rng.choice(list(e.six_nine))),
+        joker=str(rng.choice(list(e.joker))),
+        bevel=float(rng.uniform(0.04, 0.08)),
+        corner=float(rng.uniform(0.06, 0.14)),
+    )
+
+
+# --------------------------------------------------------------------------- drawing helpers
+
+def _rounded_mask(h: int, w: int, r: int) -> np.ndarray:
+    m = np.zeros((h * 4, w * 4), np.uint8)  # drawn 4x larger and shrunk: smooth corners
+    R = r * 4
+    cv2.rectangle(m, (R, 0), (w * 4 - 1 - R, h * 4 - 1), 255, -1)
+    cv2.rectangle(m, (0, R), (w * 4 - 1, h * 4 - 1 - R), 255, -1)
+    for cx, cy in ((R, R), (w * 4 - 1 - R, R), (R, h * 4 - 1 - R), (w * 4 - 1 - R, h * 4 - 1 - R)):
+        cv2.circle(m, (cx, cy), R, 255, -1, cv2.LINE_AA)
+    return cv2.resize(m, (w, h), interpolation=cv2.INTER_AREA)
+
+
+def _text_mask_ttf(text: str, font: str, px: int, stroke: int) -> np.ndarray:
+    f = _ttf(font, px)
+    left, top, right, bottom = f.getbbox(text, stroke_width=stroke)
+    img = Image.new("L", (right - left + 4, bottom - top + 4), 0)
+    ImageDraw.Draw(img).text((2 - left, 2 - top), text, font=f, fill=255, stroke_width=stroke, stroke_fill=255)
+    return np.asarray(img)
+
+
+def _text_mask_hershey(text: str, font_id: int, px: int, thickness: int) -> np.ndarray:
+    scale = cv2.getFontScaleFromHeight(font_id, px, thickness)
+    (tw, th), base = cv2.getTextSize(text, font_id, scale, thickness)
+    pad = thickness + 4
+    img = np.zeros((th + base + 2 * pad, tw + 2 * pad), np.uint8)
+    cv2.putText(img, text, (pad, pad + th), font_id, scale, 255, thickness, cv2.LINE_AA)
+    ys, xs = np.nonzero(img > 20)
+    return img[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+
+
+def _numeral_mask(text: str, style: TileStyle, height: int) -> np.ndarray:
+    """White-on-black mask of the numeral, cropped to its ink, ``height`` pixels tall."""
+    if style.font.startswith("hershey:"):
+        m = _text_mask_hershey(text, int(style.font.split(":")[1]), height, style.stroke)
+    else:
+        m = _text_mask_ttf(text, style.font, int(height * 1.4), style.stroke)
+        ys, xs = np.nonzero(m > 20)
+        m = m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    scale = height / m.shape[0]
+    sx = scale * (style.squeeze if len(text) > 1 else 1.0)
+    return cv2.resize(m, (max(1, int(round(m.shape[1] * sx))), height), interpolation=cv2.INTER_AREA)
+
+
+def _paint(face: np.ndarray, mask: np.ndarray, x0: int, y0: int, colour: BGR, opacity: float = 1.0) -> None:
+    """Alpha-blend ``colour`` through ``mask`` into ``face`` (BGR float) at (x0, y0), clipped."""
+    h, w = mask.shape
+    H, W = face.shape[:2]
+    xa, ya, xb, yb = max(0, x0), max(0, y0), min(W, x0 + w), min(H, y0 + h)
+    if xa >= xb or ya >= yb:
+        return
+    a = mask[ya - y0:yb - y0, xa - x0:xb - x0].astype(np.float32)[..., None] / 255.0 * opacity
+    roi = face[ya:yb, xa:xb]
+    roi[:] = roi * (1 - a) + np.array(colour, np.float32) * a
+
+
+def _draw_joker(face: np.ndarray, style: TileStyle, colour: BGR, cx: float, cy: float, r: float, rng: Rng) -> None:
+    """A smiley face from OpenCV primitives (drawn 4x large for smooth edges)."""
+    S = 4
+    size = int(r * 2.6 * S)
+    m = np.zeros((size, size), np.uint8)
+    c = (size // 2, size // 2)
+    R = int(r * S)
+    lw = max(S, int(R * rng.uniform(0.09, 0.14)))
+    filled = style.joker == "filled"
+    feat = 0 if filled else 255  # features are cut out of a filled disc, or drawn in ink
+    if filled:
+        cv2.circle(m, c, R, 255, -1, cv2.LINE_AA)
+    else:
+        cv2.circle(m, c, R, 255, lw, cv2.LINE_AA)
+    ex, ey = int(R * 0.36), int(R * 0.22)
+    er = (max(2, int(R * rng.uniform(0.09, 0.14))), max(3, int(R * rng.uniform(0.14, 0.2))))
+    for sx in (-1, 1):
+        cv2.ellipse(m, (c[0] + sx * ex, c[1] - ey), er, 0, 0, 360, feat, -1, cv2.LINE_AA)
+        if rng.random() < 0.5:  # eyebrows
+            cv2.ellipse(m, (c[0] + sx * ex, c[1] - ey - int(R * 0.12)), (int(R * 0.2), int(R * 0.1)), 0, 200, 340,
+                        feat, max(2, lw // 2), cv2.LINE_AA)
+    if rng.random() < 0.6:  # nose
+        cv2.line(m, (c[0], c[1] - int(R * 0.05)), (c[0] - int(R * 0.06), c[1] + int(R * 0.18)), feat, max(2, lw // 2), cv2.LINE_AA)
+    mouth_r = (int(R * rng.uniform(0.45, 0.6)), int(R * rng.uniform(0.28, 0.42)))
+    cv2.ellipse(m, (c[0], c[1] + int(R * 0.12)), mouth_r, 0, 20, 160, feat, lw, cv2.LINE_AA)
+    m = cv2.resize(m, (size // S, size // S), interpolation=cv2.INTER_AREA)
+    _paint(face, m, int(cx - m.shape[1] / 2), int(cy - m.shape[0] / 2), colour)
+
+
+def _wordmark(face: np.ndarray, style: TileStyle, cy: float) -> None:
+    """The "Original Rummikub" wordmark: light embossed text near the bottom."""
+    W = face.shape[1]
+    m = _text_mask_ttf("Rummikub", "DejaVuSerif-Bold.ttf", 40, 0)
+    tw = int(W * 0.7)
+    m = cv2.resize(m, (tw, max(4, int(m.shape[0] * tw / m.shape[1]))), interpolation=cv2.INTER_AREA)
+    x0, y0 = (W - tw) // 2, int(cy - m.shape[0] / 2)
+    lighter = tuple(int(min(255, v * 1.06)) for v in style.body)
+    _paint(face, m, x0 + 1, y0 + 1, lighter, 0.8)  # emboss highlight
+    _paint(face, m, x0, y0, style.logo_ink, 0.95)
+    small = _text_mask_ttf("Original", "DejaVuSans.ttf", 24, 0)
+    sw = int(W * 0.22)
+    small = cv2.resize(small, (sw, max(3, int(small.shape[0] * sw / small.shape[1]))), interpolation=cv2.INTER_AREA)
+    _paint(face, small, (W - sw) // 2, y0 - small.shape[0] - 2, style.logo_ink, 0.6)
+
+
+def render_face(tile: Tile, style: TileStyle, rng: Rng, joker_colour: str = "black") -> np.ndarray:
+    """Paint the upright face of ``tile`` in ``style``: BGRA uint8, :data:`FACE_H` rows tall.
+
+    ``joker_colour`` ("black" or "red") is used for jokers only.
+    """
+    if joker_colour not in JOKER_COLOURS:
+        raise ValueError(f'joker colour must be one of {", ".join(JOKER_COLOURS)}, not "{joker_colour}"')
+    H = FACE_H
+    W = int(round(H * style.aspect))
+    body = np.array(style.body, np.float32)
+    face = np.empty((H, W, 3), np.float32)
+    face[:] = body
+    # Raised rim: a slightly lighter band around a recessed field, with a soft inner shadow line.
+    rim = max(2, int(W * style.bevel))
+    field = np.zeros((H, W), np.uint8)
+    cv2.rectangle(field, (rim, rim), (W - 1 - rim, H - 1 - rim), 255, -1)
+    field = cv2.GaussianBlur(field, (0, 0), rim * 0.35).astype(np.float32) / 255.0
+    face *= (1.03 - 0.05 * field)[..., None]
+    edge = cv2.GaussianBlur(cv2.Canny((field * 255).astype(np.uint8), 50, 150).astype(np.float32), (0, 0), 1.5) / 255.0
+    face *= (1.0 - 0.25 * np.clip(edge * 3, 0, 1))[..., None]
+    # Gentle top-to-bottom shading of the moulded surface.
+    face *= np.linspace(1.02, 0.97, H, dtype=np.float32)[:, None, None]
+    cy = H * style.number_y
+    nh = int(H * style.number_height)
+    if style.disc:
+        disc = np.zeros((H, W), np.uint8)
+        cv2.circle(disc, (W // 2, int(cy)), int(W * rng.uniform(0.36, 0.42)), 255, -1, cv2.LINE_AA)
+        disc = cv2.GaussianBlur(disc, (0, 0), 1.2)
+        # Towards white, not a brighter multiple of the body (that would shift the hue when it clips).
+        lift = body + (255.0 - body) * rng.uniform(0.2, 0.45)
+        _paint(face, disc, 0, 0, tuple(int(v) for v in lift), 0.9)
+    if tile.is_joker:
+        colour = style.joker_inks[joker_colour]
+        _draw_joker(face, style, colour, W / 2, cy, min(W * 0.34, nh * 0.62), rng)
+    else:
+        assert tile.colour is not None and tile.number is not None
+        ink = style.inks[tile.colour.value]
+        text = str(tile.number)
+        m = _numeral_mask(text, style, nh)
+        if m.shape[1] > W * 0.86:  # very wide numerals (11 in a wide font): squeeze to fit
+            m = cv2.resize(m, (int(W * 0.86), nh), interpolation=cv2.INTER_AREA)
+        x0, y0 = int((W - m.shape[1]) / 2), int(cy - nh / 2)
+        _paint(face, m, x0, y0, ink)
+        if tile.number in (6, 9) and style.six_nine != "plain":
+            lw = max(3, nh // 12)
+            if style.six_nine == "underline":
+                bar = np.zeros((lw, int(m.shape[1] * 0.9)), np.uint8) + 255
+                _paint(face, bar, int(W / 2 - bar.shape[1] / 2), y0 + nh + lw, ink)
+            else:
+                dot = np.zeros((lw * 2 + 2, lw * 2 + 2), np.uint8)
+                cv2.circle(dot, (lw + 1, lw + 1), lw, 255, -1, cv2.LINE_AA)
+                _paint(face, dot, x0 + m.shape[1] + lw // 2, y0 + nh - 2 * lw, ink)
+    logo_y = H * rng.uniform(0.8, 0.86)
+    if style.logo == "wordmark":
+        _wordmark(face, style, logo_y)
+    elif style.logo == "ring":
+        ring = np.zeros((H // 8, H // 8), np.uint8)
+        cv2.circle(ring, (H // 16, H // 16), H // 16 - 3, 255, max(2, H // 70), cv2.LINE_AA)
+        _paint(face, ring, W // 2 - H // 16, int(logo_y - H // 16), style.logo_ink)
+    elif style.logo == "dot":
+        d = np.zeros((H // 14, H // 14), np.uint8)
+        cv2.circle(d, (H // 28, H // 28), H // 28 - 1, 255, -1, cv2.LINE_AA)
+        _paint(face, d, W // 2 - H // 28, int(logo_y - H // 28), style.logo_ink)
+    elif style.logo == "bar":
+        bar = np.zeros((max(3, H // 40), int(W * 0.35)), np.uint8) + 255
+        _paint(face, bar, int(W * 0.325), int(logo_y), style.logo_ink)
+    alpha = _rounded_mask(H, W, max(2, int(W * style.corner)))
+    return np.dstack([np.clip(face, 0, 255).astype(np.uint8), alpha])
+
+
+def render_back(style: TileStyle) -> np.ndarray:
+    """The blank back of a tile (face down on the table): body colour, rim, rounded corners."""
+    H = FACE_H
+    W = int(round(H * style.aspect))
+    face = np.empty((H, W, 3), np.float32)
+    face[:] = np.array(style.body, np.float32) * 0.97
+    face *= np.linspace(1.02, 0.96, H, dtype=np.float32)[:, None, None]
+    alpha = _rounded_mask(H, W, max(2, int(W * style.corner)))
+    return np.dstack([np.clip(face, 0, 255).astype(np.uint8), alpha])
+
+
+def colour_name(colour: Colour) -> str:
+    """Lower-case English colour word used in dataset names (``black``, ``blue``...)."""
+    return colour.name.lower()
