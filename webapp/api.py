@@ -19,7 +19,8 @@ from referee.dice import best_arrangement
 from referee.penalties import penalty_for_timeout
 from referee.ruleset import PRESETS, RuleSet
 from referee.scoring import GameScore, score_game
-from referee.table import TableVerdict, check_table, describe_set
+from referee.sets import SetKind, SetVerdict
+from referee.table import TableVerdict, check_table
 from referee.tiles import Tile, TileError, format_tiles, parse_table, parse_tile, parse_tiles
 from referee.turn import check_turn
 from vision.image import FileTooLargeError, decode_image
@@ -41,6 +42,8 @@ from webapp.schemas import (
     RuleSetOut,
     ScoreIn,
     ScoreOut,
+    SuggestIn,
+    SuggestOut,
     Table,
     TableCheckIn,
     TableVerdictOut,
@@ -100,11 +103,20 @@ def table_summary(verdict: TableVerdict) -> str:
     return " ".join(parts)
 
 
+def set_summary(verdict: SetVerdict) -> str:
+    """One set's verdict in words, without repeating its tiles: "valid run, 24 points"."""
+    if not verdict.valid:
+        return verdict.problem or ""
+    if verdict.kind is SetKind.RUN:
+        return _("valid run, {points} points").format(points=verdict.points)
+    return _("valid group, {points} points").format(points=verdict.points)
+
+
 def table_out(verdict: TableVerdict) -> dict[str, Any]:
     """``TableVerdict.to_dict()`` with each set's verdict in words and a summary."""
     out = verdict.to_dict()
-    for i, (s, d) in enumerate(zip(verdict.sets, out["sets"])):
-        d["summary"] = describe_set(s, i)
+    for s, d in zip(verdict.sets, out["sets"]):
+        d["summary"] = set_summary(s)
     out["summary"] = table_summary(verdict)
     return out
 
@@ -294,8 +306,8 @@ async def table_check(body: TableCheckIn) -> dict[str, Any]:
 async def opening_check(body: OpeningIn) -> dict[str, Any]:
     verdict = check_opening(sets_from(body.sets), rules_from(body.rules))
     out = verdict.to_dict()
-    for i, (s, d) in enumerate(zip(verdict.sets, out["sets"])):
-        d["summary"] = describe_set(s, i)
+    for s, d in zip(verdict.sets, out["sets"]):
+        d["summary"] = set_summary(s)
     if verdict.ok:
         out["summary"] = _("Valid initial meld: {points} points (at least {minimum} needed).").format(
             points=verdict.points, minimum=verdict.minimum)
@@ -428,3 +440,28 @@ async def dice_read(photo: UploadFile = File(), rt: Runtime = Depends(get_runtim
         return {"faces": faces_text, "doubts": doubts, "best": dice_result(faces_text)}
 
     return await rt.run(read)
+
+
+# -- best move ---------------------------------------------------------------------------------------------
+
+
+def suggestion(body: SuggestIn) -> dict[str, Any]:
+    """The solver's best move in words (runs on the worker pool: the search is CPU work)."""
+    from referee.solver import best_move  # heavy; imported on first use, as the referee CLI does
+
+    move = best_move(sets_from(body.table), parse_tiles(body.rack), rules=rules_from(body.rules),
+                     opened=body.opened, objective=body.objective)
+    if move is None:
+        return {"found": False, "summary": _("No move: nothing from the rack can be laid. Draw a tile.")}
+    out = move.to_dict()
+    out["found"] = True
+    out["summary"] = ngettext("Lay {count} tile ({points} points): {tiles}.", "Lay {count} tiles ({points} points): "
+                              "{tiles}.", move.count).format(count=move.count, points=move.points,
+                                                             tiles=format_tiles(move.placed))
+    return out
+
+
+@router.post("/suggest", response_model=SuggestOut, responses=ERRORS, summary="The best move for a rack")
+async def suggest(body: SuggestIn, rt: Runtime = Depends(get_runtime)) -> dict[str, Any]:
+    """The move laying the most tiles (or points), with steps a person can carry out."""
+    return await rt.run(suggestion, body)

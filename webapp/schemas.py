@@ -297,10 +297,16 @@ class SuggestIn(In):
 class SuggestOut(Out):
     """The best move: what to lay, the table after, and steps a person can carry out."""
 
-    found: bool
-    laid: list[str] = []
-    table_after: list[str] = []
-    steps: list[str] = []
+    found: bool = Field(description="False when nothing can be played: draw a tile.")
+    count: int = 0
+    points: int = 0
+    placed: list[str] = Field([], description="Rack tiles laid.")
+    sets: list[list[str]] = Field([], description="The whole table after the move.")
+    steps: list[str] = Field([], description="What to do by hand, one sentence each.")
+    moved: list[str] = []
+    set_numbers: list[int] = []
+    objective: str = "tiles"
+    opening: bool = False
     summary: str = ""
 
 
