@@ -44,9 +44,9 @@ arrangement scoring 7 and a better one scoring 9, but the pictures are not in th
 are unknown. The lesson it teaches - lay a die where it counts for two sets - is what
 :func:`best_arrangement` does; the tests use a constructed 7-versus-9 position of that kind.
 
-*The board.* The seed mentions a board (遊戲板) but not its size; arrangements here are
-combinatorial (which dice form which sets and which die two sets share). Every chain this module
-builds from 9 dice can be laid with runs across and groups down.
+*The board.* The seed mentions a board (遊戲板) but not its size or cells; arrangements here are
+combinatorial (which dice form which sets and which die a run and a group share), laid with runs
+across and groups down. Whether a layout fits the physical board is not checked.
 
 *The faces.* Each of the 52 coloured numbers is on exactly one die, so a roll never shows the same
 coloured number twice and shows at most 2 jokers; :func:`best_arrangement` rejects such a roll.
@@ -91,6 +91,7 @@ __all__ = [
     "format_arrangement",
     "reroll_advice",
     "EXAMPLE_LAYOUT_PATH",
+    "example_layout",
 ]
 
 DICE = 9
@@ -681,7 +682,9 @@ def _arrangement(faces: tuple[Tile, ...], sets: list[DiceSet], rules: DiceRules)
         name = _bonus_sentence(bonus)
         if applied:
             lines.append(
-                _("{bonus}: {points} points in place of {count}.").format(bonus=name, points=bonus_points, count=per_set)
+                _("{bonus}: {points} points in place of {count}.").format(
+                    bonus=name, points=bonus_points, count=per_set
+                )
             )
         else:
             lines.append(
@@ -857,7 +860,9 @@ def score_sets(
                     raise DiceError(_("{tile} is not among the faces rolled.").format(tile=tile.code))
                 dice.append(tiles.index(tile))
         if len(set(dice)) != len(dice):
-            raise DiceError(_("A set uses the same die twice: {dice}.").format(dice=" ".join(tiles[d].code for d in dice)))
+            raise DiceError(
+                _("A set uses the same die twice: {dice}.").format(dice=" ".join(tiles[d].code for d in dice))
+            )
         if len(dice) < 3:
             raise DiceError(
                 _("A set needs at least 3 dice; {dice} has {count}.").format(
@@ -1038,7 +1043,9 @@ class DiceLayout:
         except OSError as exc:
             raise DiceError(_("Cannot read the dice layout {path}: {error}").format(path=path, error=exc)) from exc
         except json.JSONDecodeError as exc:
-            raise DiceError(_("The dice layout {path} is not valid JSON: {error}").format(path=path, error=exc)) from exc
+            raise DiceError(
+                _("The dice layout {path} is not valid JSON: {error}").format(path=path, error=exc)
+            ) from exc
         return cls.from_dict(data)
 
     def to_dict(self) -> dict[str, Any]:
@@ -1341,7 +1348,9 @@ class DiceSheet:
             raise DiceError(_("A turn's score is a whole number, not {value!r}.").format(value=points))
         if not 0 <= points <= self.rules.max_turn_score:
             raise DiceError(
-                _("A turn scores from 0 to {most} points, not {value}.").format(most=self.rules.max_turn_score, value=points)
+                _("A turn scores from 0 to {most} points, not {value}.").format(
+                    most=self.rules.max_turn_score, value=points
+                )
             )
         row = self._scores[name]
         if len(row) >= self.turns:
