@@ -632,3 +632,10 @@ def test_every_choice_in_a_small_exhaustive_check() -> None:
             except DiceError:
                 continue
     assert top == best == 9  # run R1-R5 crossing the group of 3s at R3
+
+
+def test_layout_die_of_a_face() -> None:
+    layout = example_layout()
+    assert layout.die_of(Tile.parse("K1")) == 0 and layout.die_of(Tile.parse("R13")) == 6
+    with pytest.raises(DiceError, match="does not name its die"):
+        layout.die_of(JOKER)  # the example puts the jokers on two different dice
