@@ -508,10 +508,18 @@ def render_scene(rng: Rng, size: int = 1024) -> tuple[np.ndarray, dict]:
     room = (extent[1] - extent[0]) * (extent[3] - extent[2]) / cell
     wanted = rng.uniform(15, 95)
     if kind in ("table", "mixed") and room > wanted:
+        # Centred on a point of the table that is in view (the extent's corners may not be).
         k = math.sqrt(wanted / room)
-        x0 = extent[0] + rng.uniform(0, 1 - k) * (extent[1] - extent[0])
-        y0 = extent[2] + rng.uniform(0, 1 - k) * (extent[3] - extent[2])
-        extent = (x0, x0 + k * (extent[1] - extent[0]), y0, y0 + k * (extent[3] - extent[2]))
+        half_x, half_y = k * (extent[1] - extent[0]) / 2, k * (extent[3] - extent[2]) / 2
+        inside = (fx > extent[0]) & (fx < extent[1]) & (fy > extent[2]) & (fy < extent[3])
+        if inside.any():
+            pick = int(rng.choice(np.flatnonzero(inside)))
+            cx, cy = 0.6 * fx[pick], 0.6 * fy[pick]  # pulled towards the middle of the picture
+        else:
+            cx, cy = (extent[0] + extent[1]) / 2, (extent[2] + extent[3]) / 2
+        cx = min(max(cx, extent[0] + half_x), extent[1] - half_x)
+        cy = min(max(cy, extent[2] + half_y), extent[3] - half_y)
+        extent = (cx - half_x, cx + half_x, cy - half_y, cy + half_y)
     elif kind in ("table", "scatter") and rng.random() < 0.5:  # the tiles cover only part of the view
         fw, fh = rng.uniform(0.5, 1.0), rng.uniform(0.5, 1.0)
         x0 = extent[0] + rng.uniform(0, 1 - fw) * (extent[1] - extent[0])
