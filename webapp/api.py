@@ -253,11 +253,11 @@ async def photo_overlay(
     data = await read_upload(photo, rt.settings.max_upload_bytes)
 
     def draw() -> bytes:
+        image = decode_image(data, max_bytes=rt.settings.max_upload_bytes, max_pixels=rt.settings.max_pixels)
         import cv2
 
         from vision.overlay import draw_overlay
 
-        image = decode_image(data, max_bytes=rt.settings.max_upload_bytes, max_pixels=rt.settings.max_pixels)
         reading = reader.read_table(image, RuleSet.preset(preset), mode)
         ok, buf = cv2.imencode(".jpg", draw_overlay(image, reading), [cv2.IMWRITE_JPEG_QUALITY, 85])
         if not ok:

@@ -1,0 +1,136 @@
+"""Fixtures for the app tests: an app on a temporary database, with the shipped models or a stand-in."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+
+import app as app_module
+from webapp.runtime import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+MODEL_FILE = ROOT / "models" / "tile_detector.onnx"
+
+
+@dataclass
+class BlankReading:
+    """What a reader answers for a photo with no tiles: the contract's keys, nothing found."""
+
+    width: int
+    height: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"image": {"width": self.width, "height": self.height}, "tiles": [], "sets": [], "loose": [],
+                "rack": [], "rack_points": 0, "doubts": [], "timing_ms": {"total": 0.0}}
+
+
+@dataclass
+class BlankReader:
+    """A stand-in for the tile models (house style: tests swap the model out): finds no tile,
+    but sees the decoded image, optionally takes time, and counts the threads it ran on."""
+
+    delay_s: float = 0.0
+    calls: int = 0
+    threads: set[str] = field(default_factory=set)
+    images: list[tuple[int, int]] = field(default_factory=list)
+
+    def read_table(self, image_bgr: np.ndarray, rules: Any = None, mode: str = "table") -> BlankReading:
+        assert image_bgr.dtype == np.uint8 and image_bgr.ndim == 3
+        self.calls += 1
+        self.threads.add(threading.current_thread().name)
+        self.images.append(image_bgr.shape[:2])
+        if self.delay_s:
+            time.sleep(self.delay_s)  # stands for CPU work; the event loop must not wait for it
+        return BlankReading(image_bgr.shape[1], image_bgr.shape[0])
+
+
+@pytest.fixture()
+def blank_reader() -> BlankReader:
+    return BlankReader()
+
+
+@pytest.fixture()
+def client(tmp_path: Path, blank_reader: BlankReader) -> Iterator[TestClient]:
+    """The app on a fresh database with the stand-in reader."""
+    application = app_module.create_app(Settings(db_path=tmp_path / "t.db", load_models=False), reader=blank_reader)
+    with TestClient(application) as c:
+        yield c
+
+
+def require_model() -> None:
+    if not MODEL_FILE.exists():
+        pytest.skip(f"the trained tile model is missing: {MODEL_FILE.relative_to(ROOT)} (train it, see models/)")
+
+
+@pytest.fixture(scope="module")
+def model_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """The app with the shipped models, loaded once for the module."""
+    require_model()
+    db = tmp_path_factory.mktemp("db") / "m.db"
+    application = app_module.create_app(Settings(db_path=db))
+    with TestClient(application) as c:
+        assert c.get("/api/health").json()["models_loaded"], c.get("/api/health").json()
+        yield c
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class LiveServer:
+    """``python app.py`` running in a subprocess on 127.0.0.1."""
+
+    url: str
+    process: subprocess.Popen[bytes]
+    log: Path
+
+
+def start_server(tmp_path: Path, *args: str, scheme: str = "http", timeout_s: float = 90.0) -> LiveServer:
+    """Start ``python app.py`` exactly as the README says, and wait until /api/health answers."""
+    import httpx
+
+    port = free_port()
+    log = tmp_path / f"server-{port}.log"
+    env = dict(os.environ, PYTHONUNBUFFERED="1", OMP_NUM_THREADS="1")
+    handle = log.open("wb")
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "app.py"), "--port", str(port), "--db", str(tmp_path / "live.db"), *args],
+        cwd=ROOT, stdout=handle, stderr=subprocess.STDOUT, env=env,
+    )
+    url = f"{scheme}://127.0.0.1:{port}"
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited with {process.returncode}:\n{log.read_text()}")
+        try:
+            if httpx.get(url + "/api/health", verify=False, timeout=2).status_code == 200:
+                return LiveServer(url, process, log)
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.3)
+    process.terminate()
+    raise RuntimeError(f"the server did not answer within {timeout_s} s:\n{log.read_text()}")
+
+
+def stop_server(server: LiveServer) -> None:
+    server.process.terminate()
+    try:
+        server.process.wait(15)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
+        server.process.wait(5)
