@@ -154,9 +154,12 @@ def draw_slab(canvas: np.ndarray, cam: Camera, slab: Slab, light: Lighting,
         return None
     local = uv - (xa, ya)
     ph, pw = yb - ya, xb - xa
-    patch = np.zeros((ph, pw, 3), np.float32)
-    alpha = np.zeros((ph, pw), np.uint8)
     body = np.array(slab.colour, np.float32)
+    # Start from a side colour, not black: anti-aliased alpha reaches a little past the filled
+    # polygons and would otherwise pull dark fringes in between touching tiles.
+    patch = np.empty((ph, pw, 3), np.float32)
+    patch[:] = body * 0.8 * slab.side_gain
+    alpha = np.zeros((ph, pw), np.uint8)
     n = slab.n
     for idx, axis, sign in _SIDES:
         normal = (slab.u if axis == "u" else slab.v) * sign
@@ -185,7 +188,8 @@ def draw_slab(canvas: np.ndarray, cam: Camera, slab: Slab, light: Lighting,
             src = np.float32([[0, 0], [tw, 0], [tw, th], [0, th]])
             M = cv2.getPerspectiveTransform(src, top.astype(np.float32))
             warped = cv2.warpPerspective(tex, M, (pw, ph), flags=cv2.INTER_LINEAR,
-                                         borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
+                                         borderMode=cv2.BORDER_CONSTANT,
+                                         borderValue=(float(body[0]), float(body[1]), float(body[2]), 0.0))
             fa = warped[..., 3:].astype(np.float32) / 255.0
             patch = patch * (1 - fa) + warped[..., :3].astype(np.float32) * shade * fa
             alpha = np.maximum(alpha, warped[..., 3])

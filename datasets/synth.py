@@ -48,7 +48,8 @@ __all__ = ["SPLITS", "SCENE_KINDS", "SceneTile", "render_scene", "write_split", 
 Rng = np.random.Generator
 SPLITS = ("train", "val", "test")
 _SPLIT_IDS = {"train": 0, "val": 1, "test": 2}
-SCENE_KINDS = {"table": 0.42, "scatter": 0.16, "rack": 0.27, "mixed": 0.15}
+# "empty" = a table with no tiles (maybe face-down tiles or a score pad): the detector must stay quiet.
+SCENE_KINDS = {"table": 0.41, "scatter": 0.16, "rack": 0.26, "mixed": 0.15, "empty": 0.02}
 CARD_PATH = Path(__file__).resolve().parent / "cards" / "synthetic.md"
 TILE_H_MM = 34.0  # face height of an Original tile; editions vary around it
 
@@ -422,7 +423,7 @@ def _up_deg(poly: np.ndarray) -> float:
 def render_scene(rng: Rng, size: int = 1024) -> tuple[np.ndarray, dict]:
     """Render one scene; return the image (BGR uint8) and its record.
 
-    The record holds ``width``, ``height``, ``scene`` (table / scatter / rack / mixed),
+    The record holds ``width``, ``height``, ``scene`` (a key of :data:`SCENE_KINDS`),
     ``background``, ``editions``, ``camera``, ``effects``, ``sets`` (index, kind, codes in order,
     row), ``distractors`` and ``tiles``: for each visible tile ``code`` (notation), ``polygon``
     (4 [x, y] pixel corners TL, TR, BR, BL of the upright face, may reach outside the image),
@@ -439,10 +440,10 @@ def render_scene(rng: Rng, size: int = 1024) -> tuple[np.ndarray, dict]:
     fov = rng.uniform(55, 72)
     # Camera: how far, how oblique, from where.
     azimuth = rng.uniform(0, 360)
-    if kind in ("table", "scatter"):
+    if kind in ("table", "scatter", "empty"):
         r = rng.random()
         tilt = rng.uniform(0, 15) if r < 0.4 else (rng.uniform(15, 40) if r < 0.8 else rng.uniform(40, 55))
-        tile_px = math.exp(rng.uniform(math.log(18), math.log(280))) * scale
+        tile_px = math.exp(rng.uniform(math.log(20), math.log(260))) * scale
         roll = rng.normal(0, 3)
     elif kind == "rack":
         tilt = rng.uniform(45, 82)
@@ -456,7 +457,7 @@ def render_scene(rng: Rng, size: int = 1024) -> tuple[np.ndarray, dict]:
     distance = focal * h_mm / tile_px
     fov_x = math.degrees(2 * math.atan(W / 2 / focal))
     vfov_half = math.degrees(math.atan(H / 2 / focal))
-    if kind in ("table", "scatter"):
+    if kind in ("table", "scatter", "empty"):
         tilt = min(tilt, 78 - vfov_half)  # keep the horizon out of table shots
     target_z = 0.0 if kind != "rack" else h_mm * 0.9
     cam = look_at(W, H, fov_x, np.array([0.0, 0.0, target_z]), tilt, azimuth, distance, roll)
@@ -536,7 +537,7 @@ def render_scene(rng: Rng, size: int = 1024) -> tuple[np.ndarray, dict]:
     # Distractors that are not tiles: face-down tiles and a score pad with numbers.
     if kind != "rack":
         occupied = [t.centre[:2] for t in scene.tiles]
-        for _ in range(int(rng.integers(1, 6)) if rng.random() < 0.15 else 0):
+        for _ in range(int(rng.integers(1, 6)) if rng.random() < (0.15 if kind != "empty" else 0.5) else 0):
             pos = np.array([rng.uniform(*extent[:2]), rng.uniform(*extent[2:])])
             pos = pos[0] * right2 + pos[1] * up2
             if all(np.linalg.norm(pos - o) > h_mm * 1.3 for o in occupied):
@@ -545,7 +546,7 @@ def render_scene(rng: Rng, size: int = 1024) -> tuple[np.ndarray, dict]:
                 st = styles[0]
                 scene.distractors.append(("face_down", Slab(np.array([pos[0], pos[1], h_mm * st.thickness]), u, v,
                                                             h_mm * st.aspect, h_mm, h_mm * st.thickness, st.body, render_back(st))))
-        if rng.random() < 0.1:
+        if rng.random() < (0.1 if kind != "empty" else 0.4):
             pos = np.array([rng.uniform(*extent[:2]), rng.uniform(*extent[2:])])
             pos = pos[0] * right2 + pos[1] * up2
             pw, ph = h_mm * rng.uniform(3, 4), h_mm * rng.uniform(4, 5.5)
@@ -759,11 +760,12 @@ def _card(out: Path, seed: int, size: int, counts: dict[str, int], stats: dict[s
         "## How the scenes are made",
         "- A pinhole camera (horizontal field of view 55-72 degrees on the long side) over a table; tilt from",
         "  straight down to 55 degrees for table shots, 45-82 degrees for racks; any azimuth; tiles from",
-        "  about 18 to 280 px tall (at 1024 px).",
+        "  about 20 to 260 px tall (at 1024 px; 18-70 px for the table part of mixed scenes).",
         "- Scenes: `table` (rows of runs and groups, touching or with gaps, several sets per row, sometimes a",
         "  row upside down, a few loose tiles), `scatter` (loose tiles at any angle, classes drawn evenly),",
         "  `rack` (one or two rows of tiles leaning on a dark plastic rack), `mixed` (sets on the table and a",
-        "  rack near the camera). Table sets come from a game's 106 tiles: at most two copies of a tile.",
+        "  rack near the camera), `empty` (2%: no tiles, perhaps face-down tiles or a score pad). Table",
+        "  sets come from a game's 106 tiles: at most two copies of a tile.",
         "- Tiles are 3D slabs: the face is warped by the camera's homography, the sides show the thickness.",
         "- Editions: `original` (cream, disc behind the numeral, wordmark), `white_thin` (white, thin, yellow",
         "  and teal, ring logo), `serif` (ivory, serif numerals, dot logo), `hershey` (stroke numerals, bar",
@@ -786,13 +788,13 @@ def _card(out: Path, seed: int, size: int, counts: dict[str, int], stats: dict[s
         "",
         "## Counts",
         "",
-        "| split | images | tiles | on racks | table | scatter | rack | mixed |",
-        "|---|---|---|---|---|---|---|---|",
+        "| split | images | tiles | on racks | table | scatter | rack | mixed | empty |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for split, s in stats.items():
         sc = s["scenes"]
         lines.append(f"| {split} | {s['images']} | {s['tiles']} | {s['rack_tiles']} | {sc['table']} | {sc['scatter']} |"
-                     f" {sc['rack']} | {sc['mixed']} |")
+                     f" {sc['rack']} | {sc['mixed']} | {sc['empty']} |")
     all_codes: Counter = Counter()
     eds: Counter = Counter()
     jok: Counter = Counter()
