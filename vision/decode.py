@@ -1,0 +1,478 @@
+"""From the networks' output to a :class:`~vision.reading.TableReading`: layout, rules, verdicts.
+
+:func:`build_reading` takes the detections of one photo (boxes, reading probabilities over the 53
+codes, up vectors) and
+
+1. groups the tiles into sets, loose tiles and rack rows (:func:`vision.layout.group_sets`);
+2. **decodes with the rules.** Each tile keeps its likely readings (the reader's top
+   ``TOP_K`` above ``CANDIDATE_FLOOR``). A tile read with probability ``CONFIDENT`` or more is
+   fixed: nothing overrules it. For every set, the combinations of its tiles' likely readings are
+   enumerated; the most probable combination the referee finds valid is chosen, provided it is at
+   least ``MIN_RATIO`` times as probable as the reader's own reading (so a set is only "corrected"
+   when the correction is plausible; prior odds of about 50:1 that a set on the table is legal).
+   A set with no such combination keeps the reader's reading and is reported illegal. Then the
+   tile counts of the rule set (RULES.md section 1: 2 copies and 2 jokers classic, 3 and 4 XP)
+   are enforced over the whole photo by switching, one at a time, the set or tile whose next
+   option removes an excess at the least cost in probability;
+3. orders each set for the referee (a run from low to high, whichever way it lies in the photo)
+   and asks ``referee.sets.check_set`` for the verdict;
+4. lists as doubts every tile whose reading was decided by the rules or stays uncertain.
+
+Orientation: a tile whose up vector points the other way from the rest of its set or rack, and
+that the reader read as 6 or 9 without being sure, gets its 6 and 9 probabilities swapped (the
+reader's number and orientation come from the same, upside-down-looking digit).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from referee.i18n import _
+from referee.ruleset import RuleSet
+from referee.sets import check_set
+from referee.tiles import JOKER, Tile
+from vision.detections import N_CODES, TileDetections
+from vision.layout import MODES, group_sets
+from vision.reading import UNREADABLE, Doubt, ReadSet, ReadTile, TableReading
+
+__all__ = [
+    "build_reading",
+    "CONFIDENT",
+    "CANDIDATE_FLOOR",
+    "TOP_K",
+    "MIN_RATIO",
+    "MAX_COMBINATIONS",
+]
+
+CONFIDENT = 0.9
+"""A reading at least this probable is fixed: the rules never change it (an illegal set read with
+confidence is reported illegal, not "corrected")."""
+CANDIDATE_FLOOR = 0.05
+"""Readings less probable than this are not considered."""
+TOP_K = 3
+"""Likely readings kept per tile."""
+MIN_RATIO = 0.02
+"""A combination of readings is considered only if it is at least this many times as probable as
+the reader's own reading of the set (prior odds of about 50:1 that a set on the table is legal)."""
+MAX_COMBINATIONS = 4096
+"""Combinations tried per set at most; beyond, the least probable alternatives are dropped first."""
+MAX_OPTIONS = 12
+"""Options per set kept for enforcing the tile counts."""
+ALTERNATIVES_SHOWN = 3
+"""Readings listed per tile (the reader's own first)."""
+_SHOWN_FLOOR = 0.01
+_FLIP_DOT = -0.5  # up vectors this opposed (cos 120 deg) point "the other way"
+
+
+@dataclass
+class _Option:
+    """One way to read a unit (a set or a single tile): a code index per tile (-1 unreadable)."""
+
+    codes: tuple[int, ...]
+    logp: float
+    valid: bool
+
+
+@dataclass
+class _Unit:
+    """Tiles decided together: a set (validity matters) or a single loose or rack tile."""
+
+    indices: tuple[int, ...]
+    is_set: bool
+    options: list[_Option] = field(default_factory=list)
+    current: int = 0
+    reason: str = ""  # why the chosen option is not the reader's own: "set" or "count"
+
+    @property
+    def chosen(self) -> _Option:
+        return self.options[self.current]
+
+
+def build_reading(
+    image_size: tuple[int, int],
+    det: TileDetections,
+    rules: RuleSet = RuleSet.classic(),
+    mode: str = "table",
+) -> TableReading:
+    """Rebuild the table of one photo from its detections (see the module doc).
+
+    Args:
+        image_size: ``(width, height)`` of the upright photo in pixels.
+        det: the tiles found: boxes, detector scores, reading probabilities (53 codes in
+            ``Tile.index`` order; an all-zero row is an unreadable tile), up vectors.
+        rules: the rule set whose tile counts the readings must respect.
+        mode: ``"table"`` or ``"rack"`` (the user says the photo shows a rack).
+    """
+    t0 = time.perf_counter()
+    width, height = _check_size(image_size)
+    if not isinstance(det, TileDetections):
+        raise TypeError(f"det must be TileDetections, not {type(det).__name__}")
+    if not isinstance(rules, RuleSet):
+        raise TypeError(f"rules must be a RuleSet, not {type(rules).__name__}")
+    if mode not in MODES:
+        raise ValueError(f'unknown mode "{mode}": choose one of {", ".join(MODES)}')
+    n = len(det)
+    layout = group_sets(det.boxes_xyxy, det.up_xy, mode=mode)
+    t1 = time.perf_counter()
+
+    probs = _normalised(det.probs)
+    reader_top = [int(row.argmax()) if row.sum() > 0 else -1 for row in probs]
+    shown = [_top_readings(row) for row in probs]
+    flipped = _orientation_flips(probs, det.up_xy, [list(s) for s in layout.sets] + [list(r) for r in layout.rack_rows])
+    for i in flipped:
+        probs[i] = _swap_six_nine(probs[i])
+    candidates = [_candidates(row) for row in probs]
+
+    in_set = set(i for s in layout.sets for i in s)
+    units = [_set_unit(tuple(s), candidates) for s in layout.sets]
+    units += [_single_unit(i, candidates) for i in range(n) if i not in in_set]
+    excess = _enforce_counts(units, rules)
+
+    chosen = [-1] * n
+    for unit in units:
+        for i, code in zip(unit.indices, unit.chosen.codes):
+            chosen[i] = code
+    t2 = time.perf_counter()
+
+    set_of: dict[int, int] = {}
+    read_sets: list[ReadSet] = []
+    for k, spatial in enumerate(layout.sets):
+        read_set = _verdict(list(spatial), chosen)
+        read_sets.append(read_set)
+        for i in spatial:
+            set_of[i] = k
+    rack_rows = tuple(tuple(r) for r in layout.rack_rows)
+    on_rack = {i for r in rack_rows for i in r}
+    tiles = []
+    for i in range(n):
+        up = det.up_xy[i]
+        tiles.append(
+            ReadTile(
+                tile=Tile.from_index(chosen[i]) if chosen[i] >= 0 else None,
+                box_xyxy=tuple(float(v) for v in det.boxes_xyxy[i]),  # type: ignore[arg-type]
+                confidence=float(det.probs[i, chosen[i]] / max(float(det.probs[i].sum()), 1e-12)) if chosen[i] >= 0 else 0.0,
+                set=set_of.get(i),
+                rack=i in on_rack,
+                alternatives=shown[i],
+                up_xy=None if np.isnan(up).any() else (float(up[0]), float(up[1])),
+                detector_confidence=float(det.scores[i]),
+            )
+        )
+    reasons = {i: u.reason for u in units for i, c, r in zip(u.indices, u.chosen.codes, u.options[0].codes) if c != r}
+    doubts = _doubts(tiles, chosen, reader_top, reasons, excess, rules)
+    rack_points = sum(_rack_value(tiles[i].tile, rules) for i in on_rack)
+    t3 = time.perf_counter()
+    timing = {
+        "layout": (t1 - t0) * 1000,
+        "rules": (t3 - t1) * 1000,
+        "total": (t3 - t0) * 1000,
+    }
+    return TableReading(
+        width=width,
+        height=height,
+        tiles=tuple(tiles),
+        sets=tuple(read_sets),
+        loose=tuple(sorted(i for i in layout.loose)),
+        rack_rows=rack_rows,
+        rack_points=rack_points,
+        doubts=tuple(doubts),
+        timing_ms=timing,
+        mode=mode,
+        rules=rules.name,
+    )
+
+
+# --------------------------------------------------------------------------- readings per tile
+
+
+def _check_size(image_size: tuple[int, int]) -> tuple[int, int]:
+    try:
+        width, height = (int(v) for v in image_size)
+    except (TypeError, ValueError):
+        raise ValueError(f"image_size must be (width, height) in pixels, not {image_size!r}") from None
+    if width <= 0 or height <= 0:
+        raise ValueError(f"image_size must be positive (width, height), not {image_size!r}")
+    return width, height
+
+
+def _normalised(probs: np.ndarray) -> np.ndarray:
+    p = np.asarray(probs, dtype=np.float64).reshape(-1, N_CODES)
+    if np.any(~np.isfinite(p)) or np.any(p < 0):
+        raise ValueError("reading probabilities must be finite and non-negative")
+    total = p.sum(axis=1, keepdims=True)
+    return np.divide(p, total, out=np.zeros_like(p), where=total > 0)
+
+
+def _top_readings(row: np.ndarray) -> tuple[tuple[str, float], ...]:
+    """The reader's own most probable readings, its first choice first (for ReadTile and doubts)."""
+    if row.sum() <= 0:
+        return ()
+    order = np.argsort(-row, kind="stable")[:ALTERNATIVES_SHOWN]
+    return tuple(
+        (Tile.from_index(int(k)).code, float(row[k])) for j, k in enumerate(order) if j == 0 or row[k] >= _SHOWN_FLOOR
+    )
+
+
+def _candidates(row: np.ndarray) -> list[tuple[int, float]]:
+    """Likely readings (code index, probability), most probable first; one when confident."""
+    if row.sum() <= 0:
+        return [(-1, 1.0)]  # unreadable: stays "?"
+    order = np.argsort(-row, kind="stable")[:TOP_K]
+    top = float(row[order[0]])
+    if top >= CONFIDENT:
+        return [(int(order[0]), top)]
+    out = [(int(order[0]), top)]
+    for k in order[1:]:
+        p = float(row[k])
+        if p >= CANDIDATE_FLOOR and p >= MIN_RATIO * top:
+            out.append((int(k), p))
+    return out
+
+
+def _swap_six_nine(row: np.ndarray) -> np.ndarray:
+    out = row.copy()
+    for colour in range(4):
+        six, nine = colour * 13 + 5, colour * 13 + 8
+        out[six], out[nine] = row[nine], row[six]
+    return out
+
+
+def _orientation_flips(probs: np.ndarray, up_xy: np.ndarray, groups: list[list[int]]) -> list[int]:
+    """Tiles read as 6 or 9 without confidence whose up vector opposes the rest of their set or
+    rack (at least two others with known, agreeing up vectors)."""
+    up = np.asarray(up_xy, dtype=np.float64)
+    flips = []
+    for members in groups:
+        known = [i for i in members if not np.isnan(up[i]).any()]
+        if len(known) < 3:
+            continue
+        for i in known:
+            row = probs[i]
+            top = int(row.argmax())
+            if row.sum() <= 0 or row[top] >= CONFIDENT or top == JOKER.index or top % 13 + 1 not in (6, 9):
+                continue
+            others = up[[j for j in known if j != i]]
+            mean = others.mean(axis=0)
+            if np.linalg.norm(mean) < 0.7:  # the others do not agree on a direction
+                continue
+            if float(up[i] @ (mean / np.linalg.norm(mean))) < _FLIP_DOT:
+                flips.append(i)
+    return flips
+
+
+# --------------------------------------------------------------------------- decoding with the rules
+
+
+def _tiles_of(codes: tuple[int, ...]) -> tuple[Tile, ...]:
+    return tuple(Tile.from_index(c) for c in codes)
+
+
+def _set_unit(indices: tuple[int, ...], candidates: list[list[tuple[int, float]]]) -> _Unit:
+    """A set's options: the reader's reading first, then plausible combinations, valid ones by
+    probability; the chosen one is the most probable valid option, else the reader's."""
+    cands = [list(candidates[i]) for i in indices]
+    _limit_combinations(cands)
+    top = tuple(c[0][0] for c in cands)
+    top_logp = sum(math.log(c[0][1]) for c in cands)
+    readable = all(code >= 0 for code in top)
+    floor = top_logp + math.log(MIN_RATIO)
+    found: list[tuple[float, tuple[int, ...]]] = []
+
+    def walk(k: int, codes: list[int], logp: float) -> None:
+        if logp < floor:
+            return  # no completion can be plausible enough (every factor is at most 1)
+        if k == len(cands):
+            found.append((logp, tuple(codes)))
+            return
+        for code, p in cands[k]:
+            codes.append(code)
+            walk(k + 1, codes, logp + math.log(p))
+            codes.pop()
+
+    walk(0, [], 0.0)
+    options: list[_Option] = []
+    for logp, codes in found:
+        valid = readable and check_set(_tiles_of(codes)).valid
+        options.append(_Option(codes, logp, valid))
+    reader = next(o for o in options if o.codes == top)
+    others = sorted((o for o in options if o is not reader), key=lambda o: (not o.valid, -o.logp))
+    options = [reader] + others[: MAX_OPTIONS - 1]
+    unit = _Unit(indices, True, options)
+    if not reader.valid:
+        best = next((k for k, o in enumerate(options) if o.valid), 0)
+        if best:
+            unit.current, unit.reason = best, "set"
+    return unit
+
+
+def _limit_combinations(cands: list[list[tuple[int, float]]]) -> None:
+    """Drop the least probable alternatives until at most MAX_COMBINATIONS combinations remain."""
+    while math.prod(len(c) for c in cands) > MAX_COMBINATIONS:
+        k = min((k for k in range(len(cands)) if len(cands[k]) > 1), key=lambda k: cands[k][-1][1])
+        cands[k].pop()
+
+
+def _single_unit(i: int, candidates: list[list[tuple[int, float]]]) -> _Unit:
+    options = [_Option((code,), math.log(p), True) for code, p in candidates[i]]
+    return _Unit((i,), False, options)
+
+
+def _limit(code: int, rules: RuleSet) -> int:
+    return rules.jokers if code == JOKER.index else rules.copies
+
+
+def _excess(counts: np.ndarray, rules: RuleSet) -> int:
+    limits = np.full(N_CODES, rules.copies)
+    limits[JOKER.index] = rules.jokers
+    return int(np.clip(counts - limits, 0, None).sum())
+
+
+def _enforce_counts(units: list[_Unit], rules: RuleSet) -> set[int]:
+    """Switch options, one unit at a time, until no tile is read more often than the game has it
+    (RULES.md section 1) or no switch helps. Returns the codes still in excess."""
+    counts = np.zeros(N_CODES, dtype=np.int64)
+    for unit in units:
+        for code in unit.chosen.codes:
+            if code >= 0:
+                counts[code] += 1
+    over = _excess(counts, rules)
+    for _step in range(4 * len(units) + 8):
+        if over == 0:
+            break
+        best: tuple[tuple[int, int, float], int, int] | None = None
+        for u, unit in enumerate(units):
+            cur = unit.chosen
+            for k, opt in enumerate(unit.options):
+                if k == unit.current:
+                    continue
+                trial = counts.copy()
+                for code in cur.codes:
+                    if code >= 0:
+                        trial[code] -= 1
+                for code in opt.codes:
+                    if code >= 0:
+                        trial[code] += 1
+                new_over = _excess(trial, rules)
+                if new_over >= over:
+                    continue
+                key = (new_over, int(cur.valid) - int(opt.valid), cur.logp - opt.logp)
+                if best is None or key < best[0]:
+                    best = (key, u, k)
+        if best is None:
+            break
+        _, u, k = best
+        unit = units[u]
+        for code in unit.chosen.codes:
+            if code >= 0:
+                counts[code] -= 1
+        unit.current = k
+        unit.reason = "count" if k != 0 else ""
+        for code in unit.chosen.codes:
+            if code >= 0:
+                counts[code] += 1
+        over = _excess(counts, rules)
+    limits = {code: _limit(code, rules) for code in range(N_CODES)}
+    return {code for code in range(N_CODES) if counts[code] > limits[code]}
+
+
+# --------------------------------------------------------------------------- verdicts and doubts
+
+
+def _verdict(spatial: list[int], chosen: list[int]) -> ReadSet:
+    """The set in the referee's order with ``check_set``'s verdict."""
+    if any(chosen[i] < 0 for i in spatial):
+        codes = tuple(Tile.from_index(chosen[i]).code if chosen[i] >= 0 else UNREADABLE for i in spatial)
+        face = sum(Tile.from_index(chosen[i]).number or 0 for i in spatial if chosen[i] >= 0)
+        return ReadSet(
+            tuple(spatial), codes, None, False, face,
+            _("A tile of this set could not be read: check it and correct it by hand."), "unreadable",
+        )
+    tiles = [Tile.from_index(chosen[i]) for i in spatial]
+    verdict = check_set(tuple(tiles))
+    order = list(spatial)
+    if verdict.valid:
+        if verdict.reading is not None and verdict.reading.reversed:
+            order.reverse()  # a run photographed right to left: the referee reads it low to high
+            verdict = check_set(tuple(Tile.from_index(chosen[i]) for i in order))
+    elif _descending(tiles):
+        order.reverse()  # an illegal run is still shown in the direction its numbers mostly rise
+        verdict = check_set(tuple(Tile.from_index(chosen[i]) for i in order))
+    return ReadSet(
+        indices=tuple(order),
+        codes=tuple(Tile.from_index(chosen[i]).code for i in order),
+        kind=verdict.kind.value if verdict.kind is not None else None,
+        valid=verdict.valid,
+        points=verdict.points,
+        problem=verdict.problem,
+        code=verdict.code,
+        jokers=tuple(t.code for t in verdict.jokers),
+    )
+
+
+def _descending(tiles: list[Tile]) -> bool:
+    numbers = [t.number for t in tiles if t.number is not None]
+    ups = sum(1 for a, b in zip(numbers, numbers[1:]) if b > a)
+    downs = sum(1 for a, b in zip(numbers, numbers[1:]) if b < a)
+    return downs > ups
+
+
+def _percent(p: float) -> str:
+    return f"{round(100 * p)}%"
+
+
+def _doubts(
+    tiles: list[ReadTile],
+    chosen: list[int],
+    reader_top: list[int],
+    reasons: dict[int, str],
+    excess: set[int],
+    rules: RuleSet,
+) -> list[Doubt]:
+    out: list[Doubt] = []
+    for i, t in enumerate(tiles):
+        number = i + 1
+        alternatives = t.alternatives
+        if chosen[i] < 0:
+            out.append(Doubt(i, UNREADABLE, alternatives, "unreadable",
+                             _("Tile {number} could not be read: check it and correct it by hand.").format(number=number)))
+            continue
+        code = Tile.from_index(chosen[i]).code
+        first = Tile.from_index(reader_top[i]).code
+        if chosen[i] in excess:
+            count = sum(1 for c in chosen if c == chosen[i])
+            message = _("{tile} is read {count} times, but the game has only {copies}: one of them is misread.")
+            out.append(Doubt(i, code, alternatives, "too_many_copies",
+                             message.format(tile=code, count=count, copies=_limit(chosen[i], rules))))
+            continue
+        if chosen[i] != reader_top[i]:
+            reason = reasons.get(i, "")
+            if reason == "count":
+                message = _("Tile {number} looks most like {first}, but the game has no more {first} tiles: read as {tile}.")
+                out.append(Doubt(i, code, alternatives, "changed_for_count", message.format(number=number, first=first, tile=code)))
+            elif reason == "set":
+                message = _("Tile {number} looks most like {first}, but {tile} makes its set valid: check it.")
+                out.append(Doubt(i, code, alternatives, "changed_for_set", message.format(number=number, first=first, tile=code)))
+            else:  # only the orientation changed the reading
+                message = _("Tile {number} lies the other way up from its neighbours: read as {tile}, not {first}.")
+                out.append(Doubt(i, code, alternatives, "changed_for_orientation", message.format(number=number, first=first, tile=code)))
+            continue
+        if t.confidence < CONFIDENT:
+            others = ", ".join(f"{c} ({_percent(p)})" for c, p in alternatives if c != code) or "?"
+            message = _("Tile {number} is read as {tile} ({percent}), but it could also be {others}.")
+            out.append(Doubt(i, code, alternatives, "uncertain",
+                             message.format(number=number, tile=code, percent=_percent(t.confidence), others=others)))
+    return out
+
+
+def _rack_value(tile: Tile | None, rules: RuleSet) -> int:
+    """What a rack tile counts at the end of a game: its number, a joker 30 (RULES.md section 1)."""
+    if tile is None:
+        return 0
+    if tile.is_joker:
+        return rules.joker_rack_penalty
+    assert tile.number is not None
+    return tile.number

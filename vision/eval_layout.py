@@ -1,0 +1,277 @@
+"""How well the layout rebuilds sets on real photos: ``python -m vision.eval_layout``.
+
+Compares :func:`vision.layout.group_sets` with the hand labels of set membership in
+``datasets/labels/sets_real.json`` (see ``datasets/labels/README.md``), on the shared real photos.
+
+Boxes come from
+* the labels (``--source truth``, default): the axis-aligned box of each labelled outline;
+  with ``--axes`` each tile's long axis (from its outline) is passed as the up vector, which is what
+  a reader that knows each tile's orientation gives;
+* the shipped models (``--source model``): detected boxes and the reader's up vectors; a
+  labelled tile is found when a detection overlaps it with IoU >= 0.5.
+
+Reported per kind of photo (table: sets laid on a table; pile: a handful of tiles pushed
+together; spread: tiles strewn face up; rack; single) and in total:
+* exact sets: labelled sets whose tiles the layout puts together in one set, no more, no fewer;
+* false sets: sets the layout makes that are not labelled sets;
+* racks: rack photos whose rack rows come out exactly when found without being told
+  (``mode="table"``), and "told": when the user says the photo is a rack (``mode="rack"``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.layout import Layout, group_sets
+
+__all__ = ["LABELS_PATH", "KINDS", "load_set_labels", "PhotoScore", "score_layout", "LayoutReport", "evaluate", "main"]
+
+LABELS_PATH = Path(__file__).resolve().parent.parent / "datasets" / "labels" / "sets_real.json"
+KINDS = ("table", "pile", "spread", "rack", "single")
+IOU_MATCH = 0.5
+
+
+def load_set_labels(path: Path = LABELS_PATH) -> dict[str, dict[str, Any]]:
+    """The labels by photo file name: ``split``, ``kind``, ``n_tiles``, ``sets``, ``rack``, ``loose``."""
+    data = json.loads(Path(path).read_text())
+    photos = data.get("photos")
+    if not isinstance(photos, dict):
+        raise ValueError(f"{path}: expected an object with a 'photos' mapping")
+    for name, item in photos.items():
+        if item.get("kind") not in KINDS:
+            raise ValueError(f"{path}: photo {name} has unknown kind {item.get('kind')!r}: choose one of {', '.join(KINDS)}")
+        used = [i for s in item["sets"] for i in s] + [i for r in item["rack"] for i in r] + list(item["loose"])
+        if sorted(used) != list(range(item["n_tiles"])):
+            raise ValueError(f"{path}: photo {name}: sets, rack and loose must hold every tile index once")
+    return photos
+
+
+@dataclass
+class PhotoScore:
+    """One photo: labelled sets, how many came out exactly, sets made that are not labelled."""
+
+    true_sets: int = 0
+    exact_sets: int = 0
+    false_sets: int = 0
+    rack_photo: bool = False
+    rack_exact: bool = False
+    rack_told_exact: bool = False
+    missed: list[list[int]] = field(default_factory=list)
+    extra: list[list[int]] = field(default_factory=list)
+
+
+def score_layout(
+    label: dict[str, Any], layout: Layout, to_truth: list[int | None] | None = None, rack_layout: Layout | None = None
+) -> PhotoScore:
+    """Compare one layout with one photo's labels.
+
+    ``to_truth`` maps each laid-out tile to its labelled tile (None: a detection matching no
+    labelled tile); omitted, the layout's tiles are the labelled tiles. ``rack_layout`` is the
+    layout of the same tiles with ``mode="rack"`` (the user says it is a rack), scored on rack photos.
+    """
+    n = len(layout.widths) if to_truth is None else len(to_truth)
+    mapping = list(range(n)) if to_truth is None else to_truth
+
+    def mapped(group: Iterable[int]) -> frozenset[int | None]:
+        return frozenset(mapping[i] for i in group)
+
+    truth = {frozenset(s) for s in label["sets"]}
+    made = {mapped(s) for s in layout.sets}
+    score = PhotoScore(true_sets=len(truth), exact_sets=len(truth & made), false_sets=len(made - truth))
+    score.missed = [sorted(s) for s in truth - made]
+    score.extra = [sorted(i if i is not None else -1 for i in s) for s in made - truth]
+    if label["rack"]:
+        score.rack_photo = True
+        want = {frozenset(r) for r in label["rack"]}
+        got = {mapped(r) for r in layout.rack_rows}
+        score.rack_exact = want == got
+        if rack_layout is not None:
+            score.rack_told_exact = want == {mapped(r) for r in rack_layout.rack_rows}
+    return score
+
+
+@dataclass
+class LayoutReport:
+    """Totals per kind of photo."""
+
+    by_kind: dict[str, dict[str, int]] = field(default_factory=dict)
+    failures: list[dict[str, Any]] = field(default_factory=list)
+    times_ms: list[float] = field(default_factory=list)
+
+    def add(self, kind: str, name: str, score: PhotoScore) -> None:
+        row = self.by_kind.setdefault(kind, {"photos": 0, "true_sets": 0, "exact_sets": 0, "false_sets": 0,
+                                             "rack_photos": 0, "racks_exact": 0, "racks_exact_told": 0})
+        row["photos"] += 1
+        row["true_sets"] += score.true_sets
+        row["exact_sets"] += score.exact_sets
+        row["false_sets"] += score.false_sets
+        row["rack_photos"] += int(score.rack_photo)
+        row["racks_exact"] += int(score.rack_exact)
+        row["racks_exact_told"] += int(score.rack_told_exact)
+        if score.missed or score.extra or (score.rack_photo and not score.rack_exact):
+            self.failures.append({"photo": name, "kind": kind, "missed": score.missed, "extra": score.extra,
+                                  "rack_exact": score.rack_exact if score.rack_photo else None})
+
+    def totals(self) -> dict[str, Any]:
+        keys = ("photos", "true_sets", "exact_sets", "false_sets", "rack_photos", "racks_exact", "racks_exact_told")
+        total = {k: sum(r[k] for r in self.by_kind.values()) for k in keys}
+        out: dict[str, Any] = {}
+        for kind, row in list(self.by_kind.items()) + [("all", total)]:
+            out[kind] = dict(row, exact_share=round(row["exact_sets"] / row["true_sets"], 4) if row["true_sets"] else None)
+        if self.times_ms:
+            out["median_layout_ms"] = round(float(np.median(self.times_ms)), 2)
+        return out
+
+
+def _axes_from_polygons(tiles: Iterable[Any]) -> np.ndarray:
+    """Each labelled tile's long axis as a unit vector (its sign is unknown: only the axis counts)."""
+    import cv2
+
+    out = []
+    for t in tiles:
+        poly = np.asarray(t.polygon_xy, dtype=np.float32)
+        if len(poly) < 3:
+            out.append((np.nan, np.nan))
+            continue
+        corners = cv2.boxPoints(cv2.minAreaRect(poly))
+        e1, e2 = corners[1] - corners[0], corners[2] - corners[1]
+        long = e1 if np.linalg.norm(e1) >= np.linalg.norm(e2) else e2  # a tile's up runs along its long side
+        long = long / max(float(np.linalg.norm(long)), 1e-9)
+        out.append((float(long[0]), float(long[1])))
+    return np.asarray(out, dtype=np.float64).reshape(-1, 2)
+
+
+def _match(pred: np.ndarray, truth: np.ndarray) -> list[int | None]:
+    """For each predicted box, the labelled box it matches (IoU >= 0.5, best pairs first), or None."""
+    out: list[int | None] = [None] * len(pred)
+    if len(pred) == 0 or len(truth) == 0:
+        return out
+    x1 = np.maximum(pred[:, None, 0], truth[None, :, 0])
+    y1 = np.maximum(pred[:, None, 1], truth[None, :, 1])
+    x2 = np.minimum(pred[:, None, 2], truth[None, :, 2])
+    y2 = np.minimum(pred[:, None, 3], truth[None, :, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area_p = (pred[:, 2] - pred[:, 0]) * (pred[:, 3] - pred[:, 1])
+    area_t = (truth[:, 2] - truth[:, 0]) * (truth[:, 3] - truth[:, 1])
+    iou = inter / np.maximum(area_p[:, None] + area_t[None, :] - inter, 1e-9)
+    used: set[int] = set()
+    for flat in np.argsort(-iou, axis=None):
+        p, t = np.unravel_index(flat, iou.shape)
+        if iou[p, t] < IOU_MATCH:
+            break
+        if out[p] is None and int(t) not in used:
+            out[p] = int(t)
+            used.add(int(t))
+    return out
+
+
+def evaluate(
+    splits: Iterable[str] = ("valid", "test"),
+    source: str = "truth",
+    axes: bool = False,
+    labels_path: Path = LABELS_PATH,
+    models_dir: Path | None = None,
+) -> LayoutReport:
+    """Score the layout on every labelled photo of ``splits`` (see the module doc)."""
+    from datasets.real import load_split
+
+    if source not in ("truth", "model"):
+        raise ValueError(f'unknown source "{source}": choose truth or model')
+    labels = load_set_labels(labels_path)
+    reader = None
+    if source == "model":
+        from vision.pipeline import TableReader, load_reader  # lazy: needs the shipped models
+
+        reader = TableReader(models_dir) if models_dir else load_reader()
+    report = LayoutReport()
+    for split in splits:
+        for photo in load_split(split):
+            label = labels.get(photo.image_path.name)
+            if label is None:
+                continue
+            if label["n_tiles"] != len(photo.tiles):
+                raise ValueError(f"{photo.image_path.name}: labels name {label['n_tiles']} tiles, the label file has {len(photo.tiles)}")
+            truth_boxes = np.array([t.box_xyxy for t in photo.tiles], dtype=np.float64).reshape(-1, 4)
+            if reader is None:
+                up = _axes_from_polygons(photo.tiles) if axes else None
+                t0 = time.perf_counter()
+                layout = group_sets(truth_boxes, up)
+                report.times_ms.append((time.perf_counter() - t0) * 1000)
+                rack = group_sets(truth_boxes, up, mode="rack") if label["rack"] else None
+                score = score_layout(label, layout, rack_layout=rack)
+            else:
+                import cv2
+
+                image = cv2.imread(str(photo.image_path))
+                det = reader.detect(image)
+                t0 = time.perf_counter()
+                layout = group_sets(det.boxes_xyxy, det.up_xy)
+                report.times_ms.append((time.perf_counter() - t0) * 1000)
+                rack = group_sets(det.boxes_xyxy, det.up_xy, mode="rack") if label["rack"] else None
+                score = score_layout(label, layout, _match(det.boxes_xyxy.astype(np.float64), truth_boxes), rack)
+            report.add(label["kind"], photo.image_path.name, score)
+    return report
+
+
+def _print(report: LayoutReport, title: str, show_failures: bool) -> None:
+    totals = report.totals()
+    print(title)
+    print(f"{'kind':8} {'photos':>6} {'sets':>5} {'exact':>6} {'share':>6} {'false':>6} {'racks':>6} {'told':>6}")
+    for kind in list(KINDS) + ["all"]:
+        row = totals.get(kind)
+        if not row:
+            continue
+        share = f"{row['exact_share']:.1%}" if row["exact_share"] is not None else "-"
+        racks = f"{row['racks_exact']}/{row['rack_photos']}" if row["rack_photos"] else "-"
+        told = f"{row['racks_exact_told']}/{row['rack_photos']}" if row["rack_photos"] else "-"
+        print(f"{kind:8} {row['photos']:>6} {row['true_sets']:>5} {row['exact_sets']:>6} {share:>6} {row['false_sets']:>6} {racks:>6} {told:>6}")
+    if "median_layout_ms" in totals:
+        print(f"median layout time {totals['median_layout_ms']} ms per photo")
+    if show_failures:
+        for f in report.failures:
+            print(f"  {f['photo'][:40]} ({f['kind']}): missed {f['missed']} extra {f['extra']}"
+                  + ("" if f["rack_exact"] is None else f" rack {'ok' if f['rack_exact'] else 'wrong'}"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.eval_layout", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--splits", nargs="+", default=["valid", "test"], choices=["train", "valid", "test"])
+    parser.add_argument("--model", nargs="?", const="", default=None, metavar="MODELS_DIR",
+                        help="also lay out the shipped models' detections (optionally from another models folder)")
+    parser.add_argument("--axes", action="store_true", help="with label boxes, also give each tile's axis as the up vector")
+    parser.add_argument("--labels", type=Path, default=LABELS_PATH)
+    parser.add_argument("--failures", action="store_true", help="list every photo with a missed or extra set")
+    parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    args = parser.parse_args(argv)
+
+    results: dict[str, Any] = {}
+    runs = [("truth boxes", "truth", False)]
+    if args.axes:
+        runs.append(("truth boxes + tile axes", "truth", True))
+    if args.model is not None:
+        runs.append(("model boxes", "model", False))
+    for title, source, axes in runs:
+        try:
+            report = evaluate(args.splits, source, axes, args.labels, Path(args.model) if args.model else None)
+        except FileNotFoundError as exc:  # models or data missing: say which
+            print(f"error: {exc}", file=sys.stderr)
+            return 3
+        results[title] = report.totals()
+        if not args.json:
+            _print(report, f"{title} ({', '.join(args.splits)}):", args.failures)
+    if args.json:
+        print(json.dumps(results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,547 @@
+"""Layout: group detected tiles into sets the way a person sees them, from geometry alone.
+
+Input is what a detector gives: axis-aligned boxes (``xyxy`` pixels of the upright image) and,
+when the reader knows it, each tile's up vector. Output is a :class:`Layout`: sets as index lists
+ordered along their line, loose tiles, and rack rows.
+
+How tiles become sets (see :func:`group_sets`):
+
+1. **Local tile size.** Each box is explained as a tile rectangle of aspect ``TILE_ASPECT``
+   rotated by an unknown angle; its short side is solved from the box, then replaced by the median
+   over the tile and its nearest neighbours. Every distance is measured in these local tile widths,
+   so far (small) tiles and near (large) tiles of a perspective photo are judged alike.
+2. **Links.** Two tiles may be neighbours in a set when their centres lie at most
+   ``MAX_SPACING`` local tile widths apart (side by side, small gap), when the direction between
+   them is not the long axis of either tile (tiles in a set stand side by side, not above each
+   other) and, when up vectors are known, when it is across both tiles' up direction.
+3. **Chains.** Links are taken shortest first; a tile takes at most two, on opposite sides within
+   ``MAX_BEND_DEG``, and no cycle is closed. So a row holds its tiles, a change of row or of
+   direction ends a chain, and nothing depends on the photo's rotation.
+4. **Gaps.** A chain is cut where one spacing is clearly wider than the chain's own spacing
+   (a wider gap between two sets in one row).
+5. **Racks.** Tiles standing on a rack are photographed from the front, in one or two long rows
+   lying directly on top of each other (the rack's ledges), with gaps where tiles were taken out.
+   Two stacked, parallel rows less than ``RACK_ROW_GAP`` tile heights apart whose tiles, gaps
+   included, span at least ``RACK_MIN_SPAN`` tile widths (or hold a wide gap, which a table set
+   never has) are a rack. Limits: a rack with one row, or with two short rows of a few tiles
+   each, looks exactly like table sets; the caller then says ``mode="rack"``.
+
+Chains of one tile are loose tiles. The order of a set here is spatial; the referee's order
+(ascending runs, upside-down photos) is decided in :mod:`vision.decode` with the readings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = [
+    "Layout",
+    "group_sets",
+    "tile_widths",
+    "TILE_ASPECT",
+    "MAX_SPACING",
+    "MAX_BEND_DEG",
+    "RACK_ROW_GAP",
+    "RACK_MIN_SPAN",
+    "MODES",
+]
+
+TILE_ASPECT = 1.4
+"""Long side / short side of a tile's outline in photos (median 1.42 over the 2,616 labelled real
+tiles: the face plus a little of the tile's thickness)."""
+MAX_SPACING = 1.45
+"""Largest centre distance of two neighbours in a set, in local tile widths (a gap of up to 0.45
+of a tile). Tiles one above the other are at least TILE_ASPECT apart and are refused by direction."""
+SPLIT_FACTOR = 1.22
+"""A spacing this many times the chain's typical spacing (and wider than SPLIT_MIN) cuts the chain."""
+SPLIT_MIN = 1.25
+"""No cut at spacings below this many tile widths (a set's tiles may be a little uneven)."""
+MAX_BEND_DEG = 35.0
+"""Largest bend of a set's line at one tile (tiles laid unevenly zigzag by up to 15 degrees a
+link; a change of direction to a new set is about 90)."""
+LONG_AXIS_RATIO = 1.2
+"""A tile's box extent along a link divided by its extent across: above this the link runs along
+the tile's long side (above or below it), which never happens inside a set."""
+UP_TOLERANCE_DEG = 35.0
+"""With up vectors known, a link must be within this angle of across-the-tile."""
+RACK_ROW_GAP = 0.1
+"""Two rows closer than this many tile heights (edge to edge) lie on one rack's two ledges
+(measured: under 0.05 on the real rack photos; table rows lie 0.3 tile heights apart or more)."""
+RACK_MIN_ASPECT = 1.2
+"""Rack tiles face the camera upright: box height / width at least this."""
+RACK_HEIGHT_TOLERANCE = 0.15
+"""Tiles on one rack are the same distance from the camera: heights within this fraction."""
+RACK_MIN_SPAN = 8.0
+"""Tile widths a pair of stacked rows must span (gaps included) to be called a rack without a
+wide gap (a rack holds about 15 tiles a row; a hand of tiles laid in two tight rows of 5 on the
+table spans 5.2)."""
+RACK_WIDE_GAP = 0.6
+"""A gap of this many tile widths inside a row is a rack's gap (table sets have none)."""
+TWIN_IOU = 0.6
+"""Boxes overlapping this much show one tile twice (a duplicate detection or label): the second
+follows the first into its group instead of breaking the line."""
+RACK_SPACED_GAP = 0.25
+"""Tiles on a rack often stand apart, most gaps a quarter of a tile or more; a set's tiles touch."""
+RACK_ROW_REACH = 3.2
+"""Greatest centre spacing, in tile widths, of two neighbours in one rack row (taken-out tiles)."""
+RACK_MAX_TILT_DEG = 12.0
+"""Greatest tilt of a rack's rows in a photo the user calls a rack (measured up to 11 degrees in
+the real rack photos, perspective included)."""
+MODES = ("table", "rack")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The grouping of N tiles (indices into the detections).
+
+    Attributes:
+        sets: each set's tile indices in spatial order along its line.
+        loose: tiles that belong to no set and no rack.
+        rack_rows: rows of tiles standing on a rack, each in spatial order (top row first).
+        set_axes_xy: for each set, the unit vector from its first towards its last tile.
+        widths: (N,) local tile width in pixels used for every distance (for overlays, debugging).
+    """
+
+    sets: tuple[tuple[int, ...], ...]
+    loose: tuple[int, ...]
+    rack_rows: tuple[tuple[int, ...], ...] = ()
+    set_axes_xy: tuple[tuple[float, float], ...] = ()
+    widths: np.ndarray = field(default_factory=lambda: np.zeros(0), compare=False, repr=False)
+
+    @property
+    def rack(self) -> tuple[int, ...]:
+        """All rack tiles, row by row."""
+        return tuple(i for row in self.rack_rows for i in row)
+
+    def set_of(self, n: int) -> list[int | None]:
+        """For each of ``n`` tiles, the index of its set, or None."""
+        out: list[int | None] = [None] * n
+        for k, members in enumerate(self.sets):
+            for i in members:
+                out[i] = k
+        return out
+
+
+def tile_widths(boxes_xyxy: np.ndarray, neighbours: int = 4) -> np.ndarray:
+    """Local tile width (short side, pixels) of each box, robust to rotation and perspective.
+
+    A tile of width w and height ``TILE_ASPECT * w`` rotated by t has an axis-aligned box
+    W = w|cos t| + h|sin t|, H = w|sin t| + h|cos t|; W/H gives |t| and then w. Boxes more
+    elongated than the model (upright tiles with a bit of side showing) give ``min(W, H)``.
+    The result is the median over the tile and its nearest ``neighbours`` boxes, so one loose box
+    does not change the scale and far tiles keep their own, smaller scale.
+    """
+    b = np.asarray(boxes_xyxy, dtype=np.float64).reshape(-1, 4)
+    n = len(b)
+    if n == 0:
+        return np.zeros(0)
+    bw = np.maximum(b[:, 2] - b[:, 0], 1e-3)
+    bh = np.maximum(b[:, 3] - b[:, 1], 1e-3)
+    lo, hi = np.minimum(bw, bh), np.maximum(bw, bh)
+    q = np.clip(lo / hi, 1.0 / TILE_ASPECT, 1.0)  # (c + R s) / (s + R c) for the short/long split
+    r = TILE_ASPECT
+    # With t in [0, 45] deg from the upright pose: lo = w (c + r s), hi = w (s + r c), so
+    # q = lo / hi = (1 + r tan t) / (tan t + r), i.e. tan t = (r q - 1) / (r - q).
+    tan_t = np.where(q * r - 1.0 > 1e-9, (r * q - 1.0) / np.maximum(r - q, 1e-9), 0.0)
+    t = np.arctan(np.clip(tan_t, 0.0, 1.0))
+    c, s = np.cos(t), np.sin(t)
+    w = (lo + hi) / ((1.0 + r) * (c + s))
+    w = np.minimum(w, lo)  # never wider than the box's short side
+    if n == 1 or neighbours <= 0:
+        return w
+    centres = np.stack([(b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2], axis=1)
+    d = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=2)
+    k = min(neighbours + 1, n)
+    nearest = np.argsort(d, axis=1)[:, :k]
+    return np.median(w[nearest], axis=1)
+
+
+class _Chains:
+    """Union of tiles into straight chains: each tile at most two links, on opposite sides."""
+
+    def __init__(self, n: int, centres: np.ndarray, max_bend_deg: float) -> None:
+        self.parent = list(range(n))
+        self.links: list[list[int]] = [[] for _ in range(n)]
+        self.centres = centres
+        self.cos_bend = float(np.cos(np.radians(max_bend_deg)))
+
+    def find(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def _straight_at(self, i: int, j: int) -> bool:
+        """Would a link i-j continue i's existing link on the opposite side?"""
+        if not self.links[i]:
+            return True
+        if len(self.links[i]) >= 2:
+            return False
+        k = self.links[i][0]
+        a = self.centres[k] - self.centres[i]
+        b = self.centres[j] - self.centres[i]
+        cos = float(a @ b) / (float(np.linalg.norm(a) * np.linalg.norm(b)) + 1e-9)
+        return cos <= -self.cos_bend
+
+    def try_link(self, i: int, j: int) -> bool:
+        if self.find(i) == self.find(j):
+            return False
+        if not (self._straight_at(i, j) and self._straight_at(j, i)):
+            return False
+        self.parent[self.find(i)] = self.find(j)
+        self.links[i].append(j)
+        self.links[j].append(i)
+        return True
+
+    def chains(self) -> list[list[int]]:
+        """Every chain as an ordered path (singletons included)."""
+        seen = [False] * len(self.links)
+        out = []
+        for start in range(len(self.links)):
+            if seen[start] or len(self.links[start]) == 2:
+                continue
+            path, prev, cur = [], -1, start
+            while cur != -1 and not seen[cur]:
+                seen[cur] = True
+                path.append(cur)
+                nxt = [k for k in self.links[cur] if k != prev]
+                prev, cur = cur, (nxt[0] if nxt else -1)
+            out.append(path)
+        return out
+
+
+def _split_on_gaps(path: list[int], spacing: np.ndarray) -> list[list[int]]:
+    """Cut a chain where a spacing (in tile widths) is clearly wider than the chain's usual one."""
+    if len(path) < 3:
+        return [path]
+    gaps = np.array([spacing[path[k], path[k + 1]] for k in range(len(path) - 1)])
+    typical = float(np.median(gaps))
+    cuts = [k for k, g in enumerate(gaps) if g > max(SPLIT_MIN, SPLIT_FACTOR * typical)]
+    if not cuts:
+        return [path]
+    out, start = [], 0
+    for k in cuts:
+        out.append(path[start : k + 1])
+        start = k + 1
+    out.append(path[start:])
+    return out
+
+
+def _orient(path: list[int], centres: np.ndarray, up: np.ndarray) -> tuple[list[int], tuple[float, float]]:
+    """Spatial reading order of a chain: left to right in its tiles' frame where up is known,
+    else towards +x (or +y for a line within 45 degrees of vertical)."""
+    if len(path) == 1:
+        return path, (1.0, 0.0)
+    axis = centres[path[-1]] - centres[path[0]]
+    axis = axis / (np.linalg.norm(axis) + 1e-9)
+    ups = up[path]
+    ups = ups[~np.isnan(ups).any(axis=1)]
+    if len(ups):
+        mean_up = ups.mean(axis=0)
+        right = np.array([-mean_up[1], mean_up[0]])  # up rotated a quarter turn clockwise on screen
+        forward = float(axis @ right) >= 0 if np.linalg.norm(mean_up) > 1e-6 else axis[0] >= 0
+    elif abs(axis[0]) >= abs(axis[1]):
+        forward = axis[0] >= 0
+    else:
+        forward = axis[1] >= 0
+    if not forward:
+        path, axis = path[::-1], -axis
+    return path, (float(axis[0]), float(axis[1]))
+
+
+def _ledge_rows(centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray) -> list[list[int]]:
+    """Rows of upright tiles standing on one ledge: similar height, bottoms on one line.
+
+    Built left to right; a tile joins a row when it is upright, as tall as the row's first tile
+    (within ``RACK_HEIGHT_TOLERANCE``), its bottom and top on the lines of the row's last tile and
+    its centre at most ``RACK_ROW_REACH`` tile widths from it (taken-out tiles leave gaps).
+    """
+    # Plain floats: these loops run for every photo and numpy calls on scalars are slow.
+    x1, y1, x2, y2 = (boxes[:, k].tolist() for k in range(4))
+    cx = centres[:, 0].tolist()
+    w = widths.tolist()
+    rows: list[list[int]] = []
+    for i in np.argsort(centres[:, 0], kind="stable").tolist():
+        bh, bw = y2[i] - y1[i], x2[i] - x1[i]
+        if bh < RACK_MIN_ASPECT * bw:
+            continue
+        best, best_dx = -1, float("inf")
+        for r, row in enumerate(rows):
+            last, h = row[-1], y2[row[0]] - y1[row[0]]
+            dx = cx[i] - cx[last]
+            if not (0 < dx <= RACK_ROW_REACH * (w[last] + w[i]) / 2):
+                continue
+            if abs(bh - h) > RACK_HEIGHT_TOLERANCE * h:
+                continue
+            if abs(y2[i] - y2[last]) > 0.15 * h or abs(y1[i] - y1[last]) > 0.15 * h:
+                continue
+            if dx < best_dx:
+                best, best_dx = r, dx
+        if best >= 0:
+            rows[best].append(i)
+        else:
+            rows.append([i])
+    return rows
+
+
+@dataclass(frozen=True)
+class _RowStats:
+    h: float
+    w: float
+    top: float
+    bottom: float
+    left: float
+    right: float
+    gaps: tuple[float, ...]
+
+
+def _row_stats(row: list[int], boxes: np.ndarray, widths: np.ndarray) -> _RowStats:
+    b = boxes[row]
+    gaps = tuple(float(b[k + 1, 0] - b[k, 2]) for k in range(len(row) - 1))
+    return _RowStats(
+        float(np.median(b[:, 3] - b[:, 1])), float(np.median(widths[row])), float(np.median(b[:, 1])),
+        float(np.median(b[:, 3])), float(b[:, 0].min()), float(b[:, 2].max()), gaps,
+    )
+
+
+def _find_racks(centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray) -> list[list[list[int]]]:
+    """Pairs of stacked ledge rows (a rack's two ledges); each rack is [top row, bottom row]."""
+    rows = _ledge_rows(centres, boxes, widths)
+    rows.sort(key=lambda r: float(np.mean(centres[r, 1])))
+    stats = [_row_stats(r, boxes, widths) for r in rows]
+    bh = boxes[:, 3] - boxes[:, 1]
+    racks: list[list[list[int]]] = []
+    taken: set[int] = set()
+    for a in range(len(rows)):
+        for b in range(a + 1, len(rows)):
+            if a in taken or b in taken or len(rows[a]) + len(rows[b]) < 4:
+                continue
+            top, bottom = stats[a], stats[b]
+            h = (top.h + bottom.h) / 2
+            w = (top.w + bottom.w) / 2
+            if abs(top.h - bottom.h) > RACK_HEIGHT_TOLERANCE * h:
+                continue
+            if not (-0.25 * h <= bottom.top - top.bottom <= RACK_ROW_GAP * h):
+                continue
+            if min(top.right, bottom.right) - max(top.left, bottom.left) <= 0:
+                continue  # side by side, not one above the other
+            span = (max(top.right, bottom.right) - min(top.left, bottom.left)) / w
+            gaps = top.gaps + bottom.gaps
+            wide_gap = any(g > RACK_WIDE_GAP * w for g in gaps)
+            spaced = bool(gaps) and float(np.median(gaps)) >= RACK_SPACED_GAP * w
+            if span >= RACK_MIN_SPAN or wide_gap or spaced:
+                racks.append([list(rows[a]), list(rows[b])])
+                taken.update((a, b))
+    # Tiles on a found rack's ledges that the row building left out (a gap wider than the reach,
+    # a slightly different box) join their ledge: same top and bottom lines, near the rack.
+    in_rack = {i for rack in racks for row in rack for i in row}
+    for rack in racks:
+        for row in rack:
+            grown = True
+            while grown:
+                grown = False
+                h = float(np.median(bh[row]))
+                top_y, bottom_y = float(np.median(boxes[row, 1])), float(np.median(boxes[row, 3]))
+                w = float(np.median(widths[row]))
+                left, right = boxes[row, 0].min(), boxes[row, 2].max()
+                for i in range(len(boxes)):
+                    if i in in_rack:
+                        continue
+                    if abs(boxes[i, 1] - top_y) > 0.2 * h or abs(boxes[i, 3] - bottom_y) > 0.2 * h:
+                        continue
+                    if boxes[i, 2] < left - RACK_ROW_REACH * w or boxes[i, 0] > right + RACK_ROW_REACH * w:
+                        continue
+                    row.append(i)
+                    in_rack.add(i)
+                    grown = True
+            row.sort(key=lambda i: centres[i, 0])
+    return racks
+
+
+def group_sets(
+    boxes_xyxy: np.ndarray,
+    up_xy: np.ndarray | None = None,
+    mode: str = "table",
+) -> Layout:
+    """Group tiles into sets, loose tiles and rack rows from their boxes (see the module doc).
+
+    Args:
+        boxes_xyxy: (N, 4) pixel boxes of the upright image.
+        up_xy: optional (N, 2) unit vectors to the top of each tile's face, NaN where unknown;
+            only their axis is used for grouping (a tile read upside down groups the same).
+        mode: "table" (sets, loose tiles and any rack found) or "rack" (the user says the photo
+            shows a rack: every tile is a rack tile, in rows).
+    """
+    if mode not in MODES:
+        raise ValueError(f'unknown layout mode "{mode}": choose one of {", ".join(MODES)}')
+    boxes = np.asarray(boxes_xyxy, dtype=np.float64).reshape(-1, 4)
+    n = len(boxes)
+    if np.any(~np.isfinite(boxes)) or np.any(boxes[:, 2] < boxes[:, 0]) or np.any(boxes[:, 3] < boxes[:, 1]):
+        raise ValueError("boxes_xyxy must be finite x1, y1, x2, y2 rows with x2 >= x1 and y2 >= y1")
+    if up_xy is None:
+        up = np.full((n, 2), np.nan)
+    else:
+        up = np.asarray(up_xy, dtype=np.float64).reshape(-1, 2)
+        if len(up) != n:
+            raise ValueError(f"up_xy has {len(up)} rows for {n} boxes")
+    if n == 0:
+        return Layout((), (), (), (), np.zeros(0))
+    twin_of = _twins(boxes)
+    keep = np.array([t < 0 for t in twin_of])
+    kept = np.flatnonzero(keep)
+    layout = _group_kept(boxes[kept], up[kept], mode)
+    # Map back to the caller's indices and put each twin right after the tile it duplicates.
+    followers: dict[int, list[int]] = {}
+    for i, t in enumerate(twin_of):
+        if t >= 0:
+            followers.setdefault(t, []).append(i)
+
+    def expand(group: tuple[int, ...]) -> tuple[int, ...]:
+        out: list[int] = []
+        for k in group:
+            out.append(int(kept[k]))
+            out.extend(followers.get(int(kept[k]), []))
+        return tuple(out)
+
+    widths = np.zeros(n)
+    widths[kept] = layout.widths
+    for i, t in enumerate(twin_of):
+        if t >= 0:
+            widths[i] = widths[t]
+    return Layout(
+        tuple(expand(s) for s in layout.sets),
+        tuple(sorted(expand(layout.loose))),
+        tuple(expand(r) for r in layout.rack_rows),
+        layout.set_axes_xy,
+        widths,
+    )
+
+
+def _twins(boxes: np.ndarray) -> list[int]:
+    """For each box, the index of an earlier box it duplicates (IoU >= TWIN_IOU), else -1."""
+    n = len(boxes)
+    x1 = np.maximum(boxes[:, None, 0], boxes[None, :, 0])
+    y1 = np.maximum(boxes[:, None, 1], boxes[None, :, 1])
+    x2 = np.minimum(boxes[:, None, 2], boxes[None, :, 2])
+    y2 = np.minimum(boxes[:, None, 3], boxes[None, :, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    iou = inter / np.maximum(area[:, None] + area[None, :] - inter, 1e-9)
+    twin_of = [-1] * n
+    for i in range(n):
+        for j in range(i):
+            if twin_of[j] < 0 and iou[i, j] >= TWIN_IOU:
+                twin_of[i] = j
+                break
+    return twin_of
+
+
+def _group_kept(boxes: np.ndarray, up: np.ndarray, mode: str) -> Layout:
+    """:func:`group_sets` on boxes without duplicates."""
+    centres = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
+    widths = tile_widths(boxes)
+    if mode == "rack":
+        rows = _rack_rows(centres, boxes, widths)
+        return Layout((), (), tuple(tuple(r) for r in rows), (), widths)
+    chains = _link(boxes, centres, widths, up)
+    racks = _find_racks(centres, boxes, widths)
+    in_rack = {i for rack in racks for row in rack for i in row}
+    sets: list[tuple[int, ...]] = []
+    axes: list[tuple[float, float]] = []
+    loose: list[int] = []
+    for path in chains:
+        path = [i for i in path if i not in in_rack]
+        if len(path) >= 2:
+            ordered, axis = _orient(path, centres, up)
+            sets.append(tuple(ordered))
+            axes.append(axis)
+        else:
+            loose.extend(path)
+    # A stable, readable order: sets top to bottom, then left to right, by their first tile.
+    order = sorted(range(len(sets)), key=lambda k: (float(centres[list(sets[k]), 1].mean()), float(centres[list(sets[k]), 0].mean())))
+    rack_rows = tuple(tuple(row) for rack in racks for row in rack)
+    return Layout(
+        tuple(sets[k] for k in order),
+        tuple(sorted(loose)),
+        rack_rows,
+        tuple(axes[k] for k in order),
+        widths,
+    )
+
+
+def _link(boxes: np.ndarray, centres: np.ndarray, widths: np.ndarray, up: np.ndarray) -> list[list[int]]:
+    """Straight chains of side-by-side tiles (steps 2-4 of the module doc)."""
+    n = len(boxes)
+    diff = centres[None, :, :] - centres[:, None, :]  # [i, j] = c_j - c_i
+    dist = np.linalg.norm(diff, axis=2)
+    scale = (widths[:, None] + widths[None, :]) / 2
+    spacing = dist / np.maximum(scale, 1e-6)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ex = np.abs(diff[..., 0]) / np.maximum(dist, 1e-9)
+        ey = np.abs(diff[..., 1]) / np.maximum(dist, 1e-9)
+    bw = (boxes[:, 2] - boxes[:, 0])[:, None]
+    bh = (boxes[:, 3] - boxes[:, 1])[:, None]
+    along_i = bw * ex + bh * ey
+    across_i = bw * ey + bh * ex
+    long_i = along_i > LONG_AXIS_RATIO * across_i  # along tile i's long side
+    ok = (spacing <= MAX_SPACING) & ~long_i & ~long_i.T
+    np.fill_diagonal(ok, False)
+    known = ~np.isnan(up).any(axis=1)
+    if known.any():
+        with np.errstate(invalid="ignore", divide="ignore"):
+            e = diff / np.maximum(dist, 1e-9)[..., None]
+            # |cos| between the link and the tile's up: a set runs across its tiles' up direction.
+            cos_i = np.abs(e[..., 0] * up[:, None, 0] + e[..., 1] * up[:, None, 1])
+        limit = np.sin(np.radians(UP_TOLERANCE_DEG))
+        bad = known[:, None] & (cos_i > limit)
+        ok &= ~bad & ~bad.T
+    ii, jj = np.nonzero(np.triu(ok, 1))
+    order = np.argsort(spacing[ii, jj], kind="stable")
+    chains = _Chains(n, centres, MAX_BEND_DEG)
+    for k in order:
+        chains.try_link(int(ii[k]), int(jj[k]))
+    out: list[list[int]] = []
+    for path in chains.chains():
+        out.extend(_split_on_gaps(path, spacing))
+    return out
+
+
+def _rack_rows(centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray) -> list[list[int]]:
+    """Rows of a rack photo, top row first, each left to right along the rack.
+
+    The rack may be photographed a little tilted: the row direction is the angle closest to
+    horizontal (within ``RACK_MAX_TILT_DEG``) at which every row is tight (its tiles within half
+    a tile height across the row); along the row's normal a new row starts wherever consecutive
+    tiles lie more than half a tile height apart. Preferring the least tilt keeps two lone tiles
+    on different ledges in different rows.
+    """
+    heights = np.median(np.maximum(boxes[:, 3] - boxes[:, 1], boxes[:, 2] - boxes[:, 0]))
+    best: tuple[tuple[float, float], list[list[int]], np.ndarray] | None = None
+    for deg in np.arange(-RACK_MAX_TILT_DEG, RACK_MAX_TILT_DEG + 0.5, 1.0):
+        a = np.radians(deg)
+        along = centres @ np.array([np.cos(a), np.sin(a)])
+        across = centres @ np.array([-np.sin(a), np.cos(a)])
+        order = np.argsort(across, kind="stable")
+        rows: list[list[int]] = [[int(order[0])]]
+        for prev, cur in zip(order[:-1], order[1:]):
+            if across[cur] - across[prev] > 0.5 * heights:
+                rows.append([])
+            rows[-1].append(int(cur))
+        if max(float(np.ptp(across[r])) for r in rows) > 0.5 * heights:
+            continue  # a row this ragged is two ledges seen at a wrong angle
+        spread = float(sum(np.ptp(across[r]) for r in rows))
+        key = (abs(float(deg)), spread)  # the least tilted reading that gives tight rows
+        if best is None or key < best[0]:
+            best = (key, rows, along)
+    if best is None:  # no angle gives tight rows: plain bands of height, left to right
+        order = np.argsort(centres[:, 1], kind="stable")
+        bands: list[list[int]] = [[int(order[0])]]
+        for prev, cur in zip(order[:-1], order[1:]):
+            if centres[cur, 1] - centres[prev, 1] > 0.5 * heights:
+                bands.append([])
+            bands[-1].append(int(cur))
+        return [sorted(r, key=lambda i: centres[i, 0]) for r in bands]
+    _, rows, along = best
+    return [sorted(r, key=lambda i: along[i]) for r in rows]

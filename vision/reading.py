@@ -1,0 +1,225 @@
+"""What a photo shows, as data: :class:`TableReading` and its parts.
+
+Built by :func:`vision.decode.build_reading`; ``TableReading.to_dict()`` is the JSON contract of
+``python -m vision.read PHOTO --json`` (DESIGN.md): the keys ``image``, ``tiles`` (``tile``,
+``box``, ``confidence``, ``set``), ``sets`` (``tiles``, ``kind``, ``valid``, ``points``),
+``doubts`` and ``timing_ms`` come first and keep their names; everything else is an extra key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.tiles import Tile
+
+__all__ = ["ReadTile", "ReadSet", "Doubt", "TableReading", "DOUBT_REASONS", "UNREADABLE"]
+
+UNREADABLE = "?"
+"""Code of a tile that could not be read (DESIGN.md)."""
+
+DOUBT_REASONS = (
+    "unreadable",
+    "uncertain",
+    "changed_for_set",
+    "changed_for_count",
+    "changed_for_orientation",
+    "too_many_copies",
+)
+"""Stable codes of :attr:`Doubt.reason`:
+
+* ``unreadable``: the reader gave no reading at all;
+* ``uncertain``: the most probable reading was kept, but the reader was not sure of it;
+* ``changed_for_set``: a less probable reading was chosen because it makes the tile's set valid;
+* ``changed_for_count``: a less probable reading was chosen because the most probable one would
+  show a tile more often than the game has it (2 copies classic, 3 XP; jokers 2 and 4);
+* ``changed_for_orientation``: 6 and 9 were swapped because the tile lies the other way up than
+  the rest of its set;
+* ``too_many_copies``: confident readings show a tile more often than the game has it, so one of
+  them is misread; nothing was changed.
+"""
+
+
+def _alternatives_dict(alternatives: tuple[tuple[str, float], ...]) -> list[dict[str, Any]]:
+    return [{"tile": code, "p": round(float(p), 4)} for code, p in alternatives]
+
+
+@dataclass(frozen=True)
+class ReadTile:
+    """One tile found in the photo.
+
+    Attributes:
+        tile: the reading, ``None`` when unreadable (``"?"`` in JSON).
+        box_xyxy: pixels ``x1, y1, x2, y2`` of the upright photo.
+        confidence: the reader's probability of :attr:`tile` (0 when unreadable).
+        set: index into :attr:`TableReading.sets`, ``None`` for a loose or rack tile.
+        rack: True for a tile standing on a rack.
+        alternatives: the reader's most probable readings ``(code, probability)``, most probable
+            first; the first is the reader's own choice before the rules had their say.
+        up_xy: unit vector to the top of the tile's face in image coordinates, ``None`` if unknown.
+        detector_confidence: the detector's score that the box is a tile.
+    """
+
+    tile: Tile | None
+    box_xyxy: tuple[float, float, float, float]
+    confidence: float
+    set: int | None = None
+    rack: bool = False
+    alternatives: tuple[tuple[str, float], ...] = ()
+    up_xy: tuple[float, float] | None = None
+    detector_confidence: float = 1.0
+
+    @property
+    def code(self) -> str:
+        """The reading in notation, ``"?"`` when unreadable."""
+        return self.tile.code if self.tile is not None else UNREADABLE
+
+    @property
+    def center_xy(self) -> tuple[float, float]:
+        x1, y1, x2, y2 = self.box_xyxy
+        return ((x1 + x2) / 2, (y1 + y2) / 2)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``tile``, ``box``, ``confidence``, ``set`` (the contract), then ``rack``,
+        ``alternatives`` ([{tile, p}]), ``up`` ([x, y] or null), ``detector_confidence``."""
+        return {
+            "tile": self.code,
+            "box": [round(float(v), 1) for v in self.box_xyxy],
+            "confidence": round(float(self.confidence), 4),
+            "set": self.set,
+            "rack": self.rack,
+            "alternatives": _alternatives_dict(self.alternatives),
+            "up": None if self.up_xy is None else [round(float(v), 3) for v in self.up_xy],
+            "detector_confidence": round(float(self.detector_confidence), 4),
+        }
+
+
+@dataclass(frozen=True)
+class ReadSet:
+    """One set as it lies on the table, in the referee's order, with the referee's verdict.
+
+    Attributes:
+        indices: indices into :attr:`TableReading.tiles`, in the referee's order (a run from low
+            to high, whichever way it was photographed).
+        codes: the tiles in notation, same order (``"?"`` for an unreadable tile).
+        kind: ``"group"`` or ``"run"`` for a valid set, else ``None``.
+        valid: the referee's verdict (``referee.sets.check_set``).
+        points: the set's value (jokers count as the tile they stand for); for an invalid set
+            the face values.
+        problem: why the set is invalid, a sentence a player understands; ``None`` when valid.
+        code: stable code of the problem (``referee.sets.SET_CODES`` or ``"unreadable"``).
+        jokers: what each joker stands for (codes), in the set's order.
+    """
+
+    indices: tuple[int, ...]
+    codes: tuple[str, ...]
+    kind: str | None
+    valid: bool
+    points: int
+    problem: str | None = None
+    code: str | None = None
+    jokers: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """``tiles`` (codes), ``kind``, ``valid``, ``points`` (the contract), then ``indices``,
+        ``problem``, ``code``, ``jokers``."""
+        return {
+            "tiles": list(self.codes),
+            "kind": self.kind,
+            "valid": self.valid,
+            "points": self.points,
+            "indices": list(self.indices),
+            "problem": self.problem,
+            "code": self.code,
+            "jokers": list(self.jokers),
+        }
+
+
+@dataclass(frozen=True)
+class Doubt:
+    """A tile whose reading the player should check.
+
+    Attributes:
+        index: index into :attr:`TableReading.tiles`.
+        chosen: the reading given (code, ``"?"`` when unreadable).
+        alternatives: the reader's likely readings ``(code, probability)``, most probable first.
+        reason: one of :data:`DOUBT_REASONS`.
+        message: the same as a sentence a player understands (translated).
+    """
+
+    index: int
+    chosen: str
+    alternatives: tuple[tuple[str, float], ...]
+    reason: str
+    message: str
+
+    def __post_init__(self) -> None:
+        if self.reason not in DOUBT_REASONS:
+            raise ValueError(f'unknown doubt reason "{self.reason}": choose one of {", ".join(DOUBT_REASONS)}')
+
+    def to_dict(self) -> dict[str, Any]:
+        """``index``, ``tile`` (the reading given), ``alternatives`` ([{tile, p}]), ``reason``, ``message``."""
+        return {
+            "index": self.index,
+            "tile": self.chosen,
+            "alternatives": _alternatives_dict(self.alternatives),
+            "reason": self.reason,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
+class TableReading:
+    """Everything read from one photo.
+
+    Attributes:
+        width, height: size of the upright photo in pixels.
+        tiles: every tile found.
+        sets: the sets as they lie, each with the referee's verdict.
+        loose: indices of tiles in no set and not on a rack.
+        rack_rows: indices of rack tiles, row by row (top row first, left to right).
+        rack_points: what the rack tiles count at the end of a game (joker 30, RULES.md section 1).
+        doubts: tiles to check.
+        timing_ms: milliseconds per stage; ``total`` for the whole reading.
+        mode: ``"table"`` or ``"rack"`` (the photo was said to show a rack).
+        rules: name of the rule set the counts were checked against.
+    """
+
+    width: int
+    height: int
+    tiles: tuple[ReadTile, ...] = ()
+    sets: tuple[ReadSet, ...] = ()
+    loose: tuple[int, ...] = ()
+    rack_rows: tuple[tuple[int, ...], ...] = ()
+    rack_points: int = 0
+    doubts: tuple[Doubt, ...] = ()
+    timing_ms: dict[str, float] = field(default_factory=lambda: {"total": 0.0})
+    mode: str = "table"
+    rules: str = "classic"
+
+    @property
+    def rack(self) -> tuple[int, ...]:
+        """Indices of every rack tile, row by row."""
+        return tuple(i for row in self.rack_rows for i in row)
+
+    @property
+    def table(self) -> list[list[Tile | None]]:
+        """The sets as lists of tiles in the referee's order (``None`` for unreadable tiles)."""
+        return [[self.tiles[i].tile for i in s.indices] for s in self.sets]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON of DESIGN.md (``image``, ``tiles``, ``sets``, ``doubts``, ``timing_ms``) plus
+        ``mode``, ``rules``, ``loose``, ``rack``, ``rack_rows`` and ``rack_points``."""
+        return {
+            "image": {"width": int(self.width), "height": int(self.height)},
+            "tiles": [t.to_dict() for t in self.tiles],
+            "sets": [s.to_dict() for s in self.sets],
+            "doubts": [d.to_dict() for d in self.doubts],
+            "timing_ms": {k: round(float(v), 1) for k, v in self.timing_ms.items()},
+            "mode": self.mode,
+            "rules": self.rules,
+            "loose": list(self.loose),
+            "rack": list(self.rack),
+            "rack_rows": [list(r) for r in self.rack_rows],
+            "rack_points": int(self.rack_points),
+        }
