@@ -12,6 +12,8 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
+from referee.i18n import _
+
 __all__ = ["RuleSet", "RuleSetError", "TimeoutPenalty", "MatchScoring", "PRESETS"]
 
 
@@ -87,7 +89,9 @@ class RuleSet:
         _check_int(self, "joker_rack_penalty", 0, 100)
         for field, kind in (("jokers_in_opening", bool), ("joker_from_table_tile", bool)):
             if not isinstance(getattr(self, field), kind):
-                raise RuleSetError(f"{field} must be true or false, not {getattr(self, field)!r}")
+                raise RuleSetError(
+                    _("{field} must be true or false, not {value!r}").format(field=field, value=getattr(self, field))
+                )
         for field, enum_type in (("timeout_penalty", TimeoutPenalty), ("match_scoring", MatchScoring)):
             value = getattr(self, field)
             if not isinstance(value, enum_type):
@@ -95,11 +99,14 @@ class RuleSet:
                     object.__setattr__(self, field, enum_type(value))
                 except ValueError:
                     allowed = ", ".join(m.value for m in enum_type)
-                    raise RuleSetError(f"{field} must be one of {allowed}, not {value!r}") from None
+                    raise RuleSetError(
+                        _("{field} must be one of {allowed}, not {value!r}").format(field=field, allowed=allowed, value=value)
+                    ) from None
         if self.max_players * self.rack_size > self.total_tiles:
             raise RuleSetError(
-                f"max_players={self.max_players} with rack_size={self.rack_size} needs more than the "
-                f"{self.total_tiles} tiles of this set"
+                _("max_players={players} with rack_size={rack} needs more than the {total} tiles of this set").format(
+                    players=self.max_players, rack=self.rack_size, total=self.total_tiles
+                )
             )
 
     @property
@@ -125,7 +132,9 @@ class RuleSet:
         try:
             factory = PRESETS[name.lower()]
         except KeyError:
-            raise RuleSetError(f'unknown rule set "{name}": choose one of {", ".join(PRESETS)}') from None
+            raise RuleSetError(
+                _('unknown rule set "{name}": choose one of {presets}').format(name=name, presets=", ".join(PRESETS))
+            ) from None
         return factory(**changes)
 
     def replace(self, **changes: Any) -> RuleSet:
@@ -133,7 +142,11 @@ class RuleSet:
         names = {f.name for f in dataclasses.fields(self)}
         unknown = sorted(set(changes) - names)
         if unknown:
-            raise RuleSetError(f"unknown rule-set field {unknown[0]!r}: fields are {', '.join(sorted(names))}")
+            raise RuleSetError(
+                _("unknown rule-set field {field!r}: fields are {fields}").format(
+                    field=unknown[0], fields=", ".join(sorted(names))
+                )
+            )
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
@@ -155,7 +168,11 @@ class RuleSet:
 def _check_int(rules: RuleSet, field: str, low: int, high: int) -> None:
     value = getattr(rules, field)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise RuleSetError(f"{field} must be a whole number from {low} to {high}, not {value!r}")
+        raise RuleSetError(
+            _("{field} must be a whole number from {low} to {high}, not {value!r}").format(
+                field=field, low=low, high=high, value=value
+            )
+        )
 
 
 PRESETS = {"classic": RuleSet.classic, "xp": RuleSet.xp}

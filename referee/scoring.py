@@ -137,10 +137,10 @@ class GameScore:
         if winners is None:
             winners = [p for p, s in row.items() if s > 0]
             if not winners:
-                raise ScoringError("nobody has a positive score: say who won the game")
+                raise ScoringError(_("nobody has a positive score: say who won the game"))
         unknown = [w for w in winners if w not in row]
         if unknown:
-            raise ScoringError(f'"{unknown[0]}" won but has no score in this game')
+            raise ScoringError(_('"{player}" won but has no score in this game').format(player=unknown[0]))
         return cls(scores=row, winners=tuple(winners))
 
 
@@ -160,12 +160,14 @@ def score_game(
     if winner is not None and winner not in hands:
         hands[winner] = ()
     if len(hands) < 2:
-        raise ScoringError("a game needs at least two players")
+        raise ScoringError(_("a game needs at least two players"))
     totals = {p: rack_value(r, rules) for p, r in hands.items()}
     if winner is not None:
         if hands[winner]:
             raise ScoringError(
-                f"{winner} won by emptying the rack, but {winner}'s rack still holds {format_tiles(hands[winner])}"
+                _("{player} won by emptying the rack, but {player}'s rack still holds {tiles}").format(
+                    player=winner, tiles=format_tiles(hands[winner])
+                )
             )
         # Normal end: losers score minus their rack total; the winner the sum (RULES.md 7).
         scores = {p: -totals[p] for p in hands if p != winner}
@@ -200,11 +202,11 @@ class MatchSheet:
     def __post_init__(self) -> None:
         self.players = tuple(str(p) for p in self.players)
         if len(self.players) < 2:
-            raise ScoringError("a match needs at least two players")
+            raise ScoringError(_("a match needs at least two players"))
         if len(set(self.players)) != len(self.players):
-            raise ScoringError(f"player names must differ: {', '.join(self.players)}")
+            raise ScoringError(_("player names must differ: {players}").format(players=", ".join(self.players)))
         if self.rounds is not None and (isinstance(self.rounds, bool) or not isinstance(self.rounds, int) or self.rounds < 1):
-            raise ScoringError(f"rounds must be a whole number of at least 1, not {self.rounds!r}")
+            raise ScoringError(_("rounds must be a whole number of at least 1, not {value!r}").format(value=self.rounds))
         games, self.games = list(self.games), []
         for game in games:
             self.add_game(game)
@@ -219,12 +221,16 @@ class MatchSheet:
         it does not sum to zero, or the match is already over."""
         if set(game.scores) != set(self.players):
             raise ScoringError(
-                f"the game's players ({', '.join(game.scores)}) are not the sheet's ({', '.join(self.players)})"
+                _("the game's players ({players}) are not the sheet's ({sheet})").format(
+                    players=", ".join(game.scores), sheet=", ".join(self.players)
+                )
             )
         if not game.zero_sum:
-            raise ScoringError(f"the game's scores add up to {sum(game.scores.values())}, not 0: check the sums")
+            raise ScoringError(
+                _("the game's scores add up to {total}, not 0: check the sums").format(total=sum(game.scores.values()))
+            )
         if self.finished:
-            raise ScoringError("the match is over: start a new sheet")
+            raise ScoringError(_("the match is over: start a new sheet"))
         self.games.append(game)
         return game
 

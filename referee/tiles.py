@@ -11,6 +11,8 @@ import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from referee.i18n import _
+
 __all__ = [
     "Colour",
     "Tile",
@@ -147,28 +149,28 @@ def parse_tile(token: str) -> Tile:
     ``yellow_3`` and ``joker``.
     """
     if not isinstance(token, str):
-        raise TileError(f"{token!r} is not a tile: expected text such as 'R7' or 'J'")
+        raise TileError(_("{token!r} is not a tile: expected text such as 'R7' or 'J'").format(token=token))
     raw = token.strip()
     text = raw.upper()
     if not text:
-        raise TileError("an empty token is not a tile: write a colour letter K, B, O or R and a number 1-13, or J")
+        raise TileError(_("an empty token is not a tile: write a colour letter K, B, O or R and a number 1-13, or J"))
     if text in ("J", "JOKER"):
         return JOKER
     if "_" in text:  # dataset style: red_7, yellow_3
-        word, _, num = text.lower().partition("_")
+        word, _sep, num = text.lower().partition("_")
         colour = _COLOUR_WORDS.get(word)
         if colour is None:
-            raise TileError(f'"{raw}" is not a tile: unknown colour "{word}"')
+            raise TileError(_('"{token}" is not a tile: unknown colour "{word}"').format(token=raw, word=word))
         text = colour.value + num
     letter, digits = text[0], text[1:]
     colour = _BY_LETTER.get(letter)
     if colour is None:
-        raise TileError(f'"{raw}" is not a tile: the colour letter must be K, B, O or R (or J for a joker)')
+        raise TileError(_('"{token}" is not a tile: the colour letter must be K, B, O or R (or J for a joker)').format(token=raw))
     if not digits.isdigit():
-        raise TileError(f'"{raw}" is not a tile: a number 1-13 must follow the colour letter')
+        raise TileError(_('"{token}" is not a tile: a number 1-13 must follow the colour letter').format(token=raw))
     number = int(digits)
     if not 1 <= number <= 13:
-        raise TileError(f'"{raw}" is not a tile: numbers run 1-13')
+        raise TileError(_('"{token}" is not a tile: numbers run 1-13').format(token=raw))
     return Tile(colour, number)
 
 
