@@ -16,6 +16,12 @@ Examples::
     python -m referee rules --rules xp
     python -m referee dice R1 R2 R3 K5 B5 O5 J B7 B8
     python -m referee best-move --table "R1 R2 R3" --rack "R4 K9 K10 K11"
+    python -m referee --lang ja set R1 R2 K3           # readable output and messages in Japanese
+
+``--lang`` (en, zh_Hans, zh_Hant, ja, es, or a tag such as zh-TW) picks the language of every
+sentence, in the readable output and in the JSON ``message`` fields alike; without it the POSIX
+locale decides (``LC_ALL``, ``LC_MESSAGES``, ``LANG``; see referee.i18n.language_from_locale).
+Codes, tile notation, numbers and player names never change with the language.
 
 ``best-move`` prints "no move" when nothing can be played; with ``--json`` it then prints
 ``{"found": false, "count": 0, "points": 0, "placed": [], "sets": [], "steps": []}``, which
@@ -33,7 +39,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from referee.i18n import _, ngettext
+from referee.i18n import LANGUAGES, _, language_from_locale, language_from_tag, ngettext, use_language
 from referee.meld import check_opening
 from referee.penalties import penalty_for_timeout
 from referee.ruleset import PRESETS, RuleSet, RuleSetError
@@ -82,6 +88,12 @@ def _common_options(parser: argparse.ArgumentParser, top: bool) -> None:
         default=[] if top else default,
         metavar="FIELD=VALUE",
         help="change one rule-set field, e.g. --set opening_minimum=50 --set jokers_in_opening=false",
+    )
+    parser.add_argument(
+        "--lang",
+        default=None if top else default,
+        metavar="LANG",
+        help=f"language of the sentences: {', '.join(LANGUAGES)} or a tag such as zh-TW (default: the locale)",
     )
 
 
@@ -159,9 +171,11 @@ def rules_from_options(preset: str, changes: Sequence[str]) -> RuleSet:
         name, sep, text = change.partition("=")
         name = name.strip()
         if not sep or not name:
-            raise BadInput(f'"{change}" is not FIELD=VALUE (e.g. opening_minimum=50)')
+            raise BadInput(_('"{change}" is not FIELD=VALUE (e.g. opening_minimum=50)').format(change=change))
         if name not in fields:
-            raise RuleSetError(f'unknown rule-set field "{name}": fields are {", ".join(fields)}')
+            raise RuleSetError(
+                _('unknown rule-set field "{name}": fields are {fields}').format(name=name, fields=", ".join(fields))
+            )
         values[name] = _field_value(name, text.strip(), getattr(rules, name))
     return rules.replace(**values) if values else rules
 
@@ -174,12 +188,12 @@ def _field_value(name: str, text: str, current: Any) -> Any:
             return True
         if lowered in ("false", "no", "off", "0"):
             return False
-        raise RuleSetError(f'{name} must be true or false, not "{text}"')
+        raise RuleSetError(_('{name} must be true or false, not "{text}"').format(name=name, text=text))
     if isinstance(current, int):
         try:
             return int(text)
         except ValueError:
-            raise RuleSetError(f'{name} must be a whole number, not "{text}"') from None
+            raise RuleSetError(_('{name} must be a whole number, not "{text}"').format(name=name, text=text)) from None
     if isinstance(current, enum.Enum):
         return text  # RuleSet turns the value into the enum or names the allowed values
     return text
@@ -191,9 +205,9 @@ def _parse_racks(items: Sequence[str]) -> dict[str, Any]:
         player, sep, tiles = item.partition("=")
         player = player.strip()
         if not sep or not player:
-            raise BadInput(f'"{item}" is not PLAYER=TILES (e.g. B=R1,K13,J)')
+            raise BadInput(_('"{item}" is not PLAYER=TILES (e.g. B=R1,K13,J)').format(item=item))
         if player in racks:
-            raise BadInput(f'player "{player}" has two --rack options')
+            raise BadInput(_('player "{player}" has two --rack options').format(player=player))
         racks[player] = parse_tiles(tiles)
     return racks
 
@@ -253,7 +267,7 @@ def _cmd_opening(args: argparse.Namespace, rules: RuleSet) -> Any:
     before = parse_table(args.before) if args.before is not None else None
     after = parse_table(args.after) if args.after is not None else None
     if (before is None) != (after is None):
-        raise BadInput("give both --before and --after, or neither")
+        raise BadInput(_("give both --before and --after, or neither"))
     rack = parse_tiles(args.rack) if args.rack is not None else None
     verdict = check_opening(parse_table(args.sets), rules, before, after, rack)
     if args.json:
@@ -326,7 +340,7 @@ def _cmd_rules(args: argparse.Namespace, rules: RuleSet) -> Any:
         return {"presets": presets, "in_force": rules.to_dict()}
     names = list(presets)
     in_force = rules.to_dict()
-    header = ["field", *names, "in force"]
+    header = [_("field"), *names, _("in force")]
     rows = [[f, *(str(presets[n][f]) for n in names), str(in_force[f])] for f in in_force]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]]
@@ -380,6 +394,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help (0) or a usage error (2): return the code, don't exit
         return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
+    if args.lang is not None and language_from_tag(args.lang) is None:
+        print(
+            f"{parser.prog}: error: unknown language {args.lang!r}: choose one of {', '.join(LANGUAGES)}",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
+    with use_language(args.lang or language_from_locale()):
+        return _run(parser, args)
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    # Runs inside use_language(): every sentence, readable or in the JSON, is in that language.
     try:
         rules = rules_from_options(args.rules, args.changes)
         result = _COMMANDS[args.command](args, rules)
@@ -387,12 +413,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Only the lazily imported feature modules count as "unavailable"; anything else is a bug.
         if exc.name not in _FEATURE_MODULES:
             raise
-        print(f"{parser.prog}: error: {args.command} is not available: {exc}", file=sys.stderr)
+        message = _("{command} is not available: {error}").format(command=args.command, error=exc)
+        print(f"{parser.prog}: " + _("error: {message}").format(message=message), file=sys.stderr)
         return EXIT_UNAVAILABLE
     except ValueError as exc:
         # TileError, RuleSetError, ScoringError, BadInput and the dice/solver input errors are all
         # ValueErrors whose message names the bad token or field.
-        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        print(f"{parser.prog}: " + _("error: {message}").format(message=exc), file=sys.stderr)
         return EXIT_BAD_INPUT
     if args.json:
         _print_json(result)
