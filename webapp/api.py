@@ -282,7 +282,8 @@ def _corrected_reading(body: CorrectionIn) -> dict[str, Any]:
     w, h = body.image.width, body.image.height
     if (boxes[:, [0, 2]] > w + 1).any() or (boxes[:, [1, 3]] > h + 1).any() or (boxes < -1).any():
         raise ValueError(_("A tile's box lies outside the {width} x {height} photo.").format(width=w, height=h))
-    det = TileDetections(boxes, np.ones(len(kept), dtype=np.float32), probs)
+    up = np.array([t.up if t.up is not None else (np.nan, np.nan) for t in kept], dtype=np.float32).reshape(-1, 2)
+    det = TileDetections(boxes, np.ones(len(kept), dtype=np.float32), probs, up)
     reading = build_reading((w, h), det, rules, body.mode)
     return reading_out(reading.to_dict(), rules, body.mode)
 

@@ -12,30 +12,18 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from referee.i18n import LANGUAGES, _, use_language
+from referee.i18n import _, language_from_tag, negotiate_language, use_language
 
 __all__ = ["LanguageMiddleware", "BodyLimitMiddleware", "pick_language"]
 
 
 def pick_language(query_lang: str | None, accept_language: str | None) -> str:
-    """``?lang=`` if it names a known language, else the first known one in Accept-Language."""
-    candidates: list[str] = []
+    """``?lang=`` if it names a known language, else the best match of Accept-Language."""
     if query_lang:
-        candidates.append(query_lang)
-    for part in (accept_language or "").split(","):
-        tag = part.split(";")[0].strip()
-        if tag:
-            candidates.append(tag)
-    aliases = {"zh-cn": "zh_Hans", "zh-sg": "zh_Hans", "zh-hans": "zh_Hans", "zh-tw": "zh_Hant",
-               "zh-hk": "zh_Hant", "zh-hant": "zh_Hant", "zh": "zh_Hans"}
-    for tag in candidates:
-        low = tag.lower().replace("_", "-")
-        if low in aliases:
-            return aliases[low]
-        for lang in LANGUAGES:
-            if low == lang.lower().replace("_", "-") or low.split("-")[0] == lang.lower():
-                return lang
-    return "en"
+        chosen = language_from_tag(query_lang)
+        if chosen is not None:
+            return chosen
+    return negotiate_language(accept_language)
 
 
 class LanguageMiddleware:
@@ -131,7 +119,3 @@ class BodyLimitMiddleware:
         if too_large and not started:
             await self._refuse(send)
 
-
-def exception_detail(exc: Any) -> str:
-    """The sentence of an exception (its message without the class name)."""
-    return str(exc) or exc.__class__.__name__

@@ -184,6 +184,8 @@ class CorrectedTileIn(In):
 
     box: list[float] = Field(min_length=4, max_length=4, description="x1, y1, x2, y2 pixels.")
     tile: str = Field(description='Code in notation; "" or "-" removes a box that is not a tile.')
+    up: list[float] | None = Field(None, min_length=2, max_length=2,
+                                   description="The tile's up vector from the reading, if it had one.")
 
 
 class CorrectionIn(In):

@@ -56,6 +56,41 @@ class BlankReader:
         return BlankReading(image_bgr.shape[1], image_bgr.shape[0])
 
 
+@dataclass
+class LabelReader:
+    """A stand-in for the tile models that knows one shared photo's ground truth: its labelled
+    tiles go through the real rule-aware decoding (``vision.decode.build_reading``), scaled to
+    the size of the image received (a live-camera frame of the same photo is smaller)."""
+
+    photo: Path
+
+    def read_table(self, image_bgr: np.ndarray, rules: Any = None, mode: str = "table") -> Any:
+        from PIL import Image
+
+        from referee.ruleset import RuleSet
+        from referee.tiles import parse_tile
+        from tests.app.corpus import photo_labels
+        from vision.decode import build_reading
+        from vision.detections import TileDetections
+
+        boxes, codes = photo_labels(self.photo)
+        width, height = Image.open(self.photo).size
+        h, w = image_bgr.shape[:2]
+        boxes = boxes * np.array([w / width, h / height, w / width, h / height], dtype=np.float32)
+        det = TileDetections.from_tiles(boxes, [parse_tile(c) for c in codes])
+        return build_reading((w, h), det, rules or RuleSet.classic(), mode)
+
+
+def demo_photo() -> Path:
+    """The shared test photo with the most sets (16 sets, two of them illegal)."""
+    from tests.app.corpus import real_photo_paths
+
+    photos = [p for p in real_photo_paths() if p.name.startswith("rummy-37_")]
+    if not photos:
+        pytest.skip("the shared data set ../shared/datasets/rummikub-real-v1 is absent")
+    return photos[0]
+
+
 @pytest.fixture()
 def blank_reader() -> BlankReader:
     return BlankReader()

@@ -123,3 +123,38 @@ def _break_png_crc(png: bytes) -> bytes:
     # Flip one byte inside the first IDAT chunk's data: the CRC no longer matches.
     at = png.index(b"IDAT") + 8
     return png[:at] + bytes([png[at] ^ 0xFF]) + png[at + 1 :]
+
+
+def class_names() -> list[str]:
+    """The shared data set's class names (``black_1`` ... ``joker``), in label-id order."""
+    names: list[str] = []
+    in_names = False
+    for line in (REAL_DATA / "data.yaml").read_text().splitlines():
+        if line.startswith("names:"):
+            in_names = True
+        elif in_names and line.startswith("- "):
+            names.append(line[2:].strip())
+        elif in_names and line and not line.startswith(" "):
+            in_names = False
+    return names
+
+
+def photo_labels(photo: Path) -> tuple[np.ndarray, list[str]]:
+    """Ground truth of a shared photo: boxes ``xyxy`` in pixels and tile codes in notation."""
+    from referee.tiles import parse_tile
+
+    names = class_names()
+    label = photo.parent.parent / "labels" / (photo.stem + ".txt")
+    width, height = Image.open(photo).size
+    boxes, codes = [], []
+    for line in label.read_text().split("\n"):
+        parts = line.split()
+        if len(parts) < 5:
+            continue
+        xy = np.array([float(v) for v in parts[1:]], dtype=np.float64).reshape(-1, 2) * (width, height)
+        if len(xy) == 2:  # a plain YOLO box: centre x, centre y, width, height
+            (cx, cy), (w, h) = xy
+            xy = np.array([[cx - w / 2, cy - h / 2], [cx + w / 2, cy + h / 2]])
+        boxes.append([*xy.min(axis=0), *xy.max(axis=0)])
+        codes.append(parse_tile(names[int(parts[0])]).code)
+    return np.array(boxes, dtype=np.float32).reshape(-1, 4), codes

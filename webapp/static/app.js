@@ -301,7 +301,7 @@ async function pickTile(code) {
     image: reading.image,
     mode: reading.mode,
     rules: currentRules(),
-    tiles: reading.tiles.map((item, i) => ({ box: item.box, tile: i === index ? code : item.tile })),
+    tiles: reading.tiles.map((item, i) => ({ box: item.box, tile: i === index ? code : item.tile, up: item.up || null })),
   };
   try {
     slot.reading = await api("POST", "/api/photo/correct", body);

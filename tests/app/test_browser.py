@@ -1,0 +1,197 @@
+"""End to end in a real headless Chromium: the camera button, the live camera, the overlay, a correction.
+
+Debian's ``chromium`` is driven by Playwright (``executable_path``; no downloaded browser). The
+live camera is Chromium's fake capture device playing a video made from a real photo.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import app as app_module
+from tests.app.browser import CHROMIUM, launch, new_phone_page, serve, write_y4m
+from tests.app.conftest import ROOT, LabelReader, demo_photo, free_port, require_model, start_server, stop_server
+from webapp.runtime import Settings
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed: apt-get install chromium"),
+]
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+
+SLOT = ".slot[data-slot=table]"
+
+
+@pytest.fixture(scope="module")
+def photo() -> Path:
+    return demo_photo()
+
+
+@pytest.fixture(scope="module")
+def video(photo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("camera") / "table.y4m"
+    write_y4m(photo, out, width=640)
+    return out
+
+
+@pytest.fixture(scope="module")
+def label_server(photo: Path, tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
+    """The app with a stand-in reader that knows the demo photo's true tiles (runs without the model)."""
+    db = tmp_path_factory.mktemp("db") / "b.db"
+    application = app_module.create_app(Settings(db_path=db, load_models=False), reader=LabelReader(photo))
+    with serve(application, free_port()) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def playwright():  # noqa: ANN201
+    with sync_api.sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="module")
+def browser(playwright, video: Path):  # noqa: ANN001, ANN201
+    b = launch(playwright, video, extra_args=["--host-resolver-rules=MAP rummikub.test 127.0.0.1"])
+    yield b
+    b.close()
+
+
+def _overlay_boxes(page, slot: str = SLOT) -> int:  # noqa: ANN001
+    return page.locator(f"{slot} svg g.tilebox").count()
+
+
+def test_camera_button_photo_shows_overlay_and_verdict(browser, label_server: str, photo: Path) -> None:  # noqa: ANN001
+    page = new_phone_page(browser, label_server + "/#table")
+    camera = page.locator(f"{SLOT} input.file-camera")
+    assert camera.get_attribute("capture") == "environment" and camera.get_attribute("accept") == "image/*"
+    camera.set_input_files(str(photo))
+    page.wait_for_function(f"document.querySelectorAll('{SLOT} svg g.tilebox').length === 54", timeout=30000)
+    assert page.locator(f"{SLOT} svg g.tilebox.ok").count() > 0
+    assert page.locator(f"{SLOT} svg g.tilebox.bad").count() > 0  # this table has illegal sets
+    labels = page.locator(f"{SLOT} svg g.tilebox text").all_text_contents()
+    assert len(labels) == 54 and all(len(t) >= 1 for t in labels)
+    banner = page.locator(f"{SLOT} .slot-result .banner").first.text_content()
+    assert "sets are valid" in banner
+    assert page.locator(f"{SLOT} .slot-result li.set.ok").count() >= 10
+    assert page.locator(f"{SLOT} .slot-result li.set.bad").count() >= 1
+    assert " | " in page.input_value("#table-text")  # the sets in notation, ready to edit or check
+    assert page.errors == []
+
+
+def test_tap_a_tile_to_correct_it(browser, label_server: str, photo: Path) -> None:  # noqa: ANN001
+    page = new_phone_page(browser, label_server + "/#table")
+    page.locator(f"{SLOT} input.file-camera").set_input_files(str(photo))
+    page.wait_for_function(f"document.querySelectorAll('{SLOT} svg g.tilebox').length === 54", timeout=30000)
+    bad_before = page.locator(f"{SLOT} .slot-result li.set.bad").count()
+    target = page.locator(f"{SLOT} svg g.tilebox.ok").first
+    index = target.get_attribute("data-index")
+    original = target.locator("text").text_content()
+    wrong = "K13" if original != "K13" else "B13"
+    target.click()
+    assert page.locator("#picker").is_visible()
+    with page.expect_response("**/api/photo/correct") as answer:
+        page.locator(f"#picker-grid .pick[data-code='{wrong}']").click()
+    assert answer.value.status == 200
+    fixed = page.locator(f"{SLOT} svg g.tilebox[data-index='{index}']")
+    page.wait_for_function(
+        f"document.querySelector(\"{SLOT} svg g.tilebox[data-index='{index}'] text\").textContent === '{wrong}'")
+    assert "bad" in fixed.get_attribute("class")  # the set it belongs to is no longer valid
+    assert page.locator(f"{SLOT} .slot-result li.set.bad").count() == bad_before + 1
+    # And back: the verdict is as before.
+    fixed.click()
+    with page.expect_response("**/api/photo/correct"):
+        page.locator(f"#picker-grid .pick[data-code='{original}']").click()
+    page.wait_for_function(f"document.querySelectorAll('{SLOT} .slot-result li.set.bad').length === {bad_before}")
+    assert page.errors == []
+
+
+def test_live_camera_frame_shows_overlay_and_verdict(browser, label_server: str) -> None:  # noqa: ANN001
+    page = new_phone_page(browser, label_server + "/#table")
+    live = page.locator(f"{SLOT} button.live")
+    assert live.is_enabled()  # localhost is a secure context
+    live.click()
+    page.wait_for_selector("#live:not([hidden])")
+    page.wait_for_function("document.querySelector('#live-video').videoWidth > 0", timeout=15000)
+    with page.expect_response("**/api/photo/read") as answer:
+        page.locator("#live-shoot").click()
+    assert answer.value.status == 200
+    reading = answer.value.json()
+    assert reading["image"] == {"width": 640, "height": 480}  # the fake camera's frame, not the file
+    page.wait_for_function(f"document.querySelectorAll('{SLOT} svg g.tilebox').length === 54", timeout=30000)
+    assert page.locator("#live").is_hidden()  # the camera is closed after the shot
+    assert page.locator(f"{SLOT} .slot-result .banner").count() >= 1
+    assert page.errors == []
+
+
+def test_plain_http_on_the_lan_explains_live_mode(browser, label_server: str) -> None:  # noqa: ANN001
+    """Over plain HTTP on a LAN name getUserMedia is missing: one line says how to get it."""
+    port = label_server.rsplit(":", 1)[1]
+    page = new_phone_page(browser, f"http://rummikub.test:{port}/#table")
+    assert page.evaluate("window.isSecureContext") is False
+    assert page.locator(f"{SLOT} button.live").is_disabled()
+    note = page.locator(f"{SLOT} .live-note").text_content()
+    assert "--https" in note
+    assert page.locator(f"{SLOT} input.file-camera").is_enabled()  # the camera button still works
+
+
+def test_typed_flows_in_the_browser(browser, label_server: str) -> None:  # noqa: ANN001
+    page = new_phone_page(browser, label_server + "/#turn")
+    page.fill("#turn-before", "R1 R2 R3")
+    page.fill("#turn-after", "R1 R2 R3 R4 | K10 K11 K12")
+    page.click("#turn-check")
+    page.wait_for_selector("#turn-result .banner")
+    assert "Legal turn" in page.locator("#turn-result .banner").text_content()
+    page.click(".tabs button[data-tab=match]")
+    page.click("#match-new summary")
+    page.fill("#match-players", "Ana\nBen")
+    page.click("#match-create")
+    page.wait_for_selector("#match-current table")
+    page.click(".tabs button[data-tab=score]")
+    page.fill("#score-players .player-rack:nth-child(2) .rack-input", "R5 J")
+    page.select_option("#score-winner", "Ana")
+    page.click("#score-save")
+    page.wait_for_selector("#score-result .banner.ok")
+    page.reload()  # a closed browser loses nothing: the match comes back from the server
+    page.wait_for_selector("body[data-ready='1']")
+    page.click(".tabs button[data-tab=match]")
+    page.wait_for_selector("#match-current table")
+    assert "+35" in page.locator("#match-current table").text_content()
+    assert page.errors == []
+
+
+@pytest.mark.model
+def test_real_model_through_the_camera_button(playwright, tmp_path: Path, photo: Path) -> None:  # noqa: ANN001
+    """``python app.py`` with the shipped model: a real photo gives an overlay and a verdict."""
+    require_model()
+    server = start_server(tmp_path)
+    try:
+        b = launch(playwright)
+        page = new_phone_page(b, server.url + "/#table")
+        with page.expect_response("**/api/photo/read", timeout=120000) as answer:
+            page.locator(f"{SLOT} input.file-camera").set_input_files(str(photo))
+        assert answer.value.status == 200
+        page.wait_for_function(f"document.querySelectorAll('{SLOT} svg g.tilebox').length > 20", timeout=30000)
+        assert page.locator(f"{SLOT} .slot-result .banner").count() >= 1
+        assert page.errors == []
+        b.close()
+    finally:
+        stop_server(server)
+
+
+def test_https_gives_live_mode_on_a_lan_name(playwright, tmp_path: Path, video: Path) -> None:  # noqa: ANN001
+    """``python app.py --https``: a self-signed certificate, and the page is a secure context on a
+    name that is not localhost (as on a phone), so live camera mode is offered."""
+    server = start_server(tmp_path, "--https", "--no-models", "--cert-dir", str(tmp_path / "cert"), scheme="https")
+    try:
+        port = server.url.rsplit(":", 1)[1]
+        b = launch(playwright, video, extra_args=["--host-resolver-rules=MAP rummikub.test 127.0.0.1"])
+        page = new_phone_page(b, f"https://rummikub.test:{port}/#table", ignore_https_errors=True)
+        assert page.evaluate("window.isSecureContext") is True
+        assert page.locator(f"{SLOT} button.live").is_enabled()
+        assert page.locator(f"{SLOT} .live-note").is_hidden()
+        b.close()
+    finally:
+        stop_server(server)
+    assert (tmp_path / "cert" / "cert.pem").exists() and (ROOT / "app.py").exists()
