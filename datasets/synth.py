@@ -399,8 +399,8 @@ def _overlaps(poly: np.ndarray, hull: np.ndarray | None) -> bool:
 def _paper(rng: Rng, h_mm: float) -> np.ndarray:
     """A score pad page: ruled lines and handwritten-looking numbers (digits that are not tiles)."""
     H, W = 360, 260
-    img = np.full((H, W, 3), rng.uniform(225, 250), np.float32)
-    img *= rng.uniform(0.95, 1.05, 3)[None, None, :]
+    paper = np.full((H, W, 3), rng.uniform(225, 250), np.float32) * rng.uniform(0.95, 1.05, 3)[None, None, :]
+    img = np.clip(paper, 0, 255).astype(np.uint8)  # OpenCV draws text on 8-bit images only
     for y in range(40, H, 28):
         cv2.line(img, (10, y), (W - 10, y), (200, 170, 150), 1, cv2.LINE_AA)
     ink = (140, 60, 20) if rng.random() < 0.6 else (30, 30, 30)
@@ -409,7 +409,7 @@ def _paper(rng: Rng, h_mm: float) -> np.ndarray:
             text = " ".join(str(int(rng.integers(0, 150))) for _ in range(int(rng.integers(1, 4))))
             cv2.putText(img, text, (int(rng.uniform(12, 40)), y), int(rng.choice([cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, cv2.FONT_HERSHEY_SCRIPT_COMPLEX])),
                         rng.uniform(0.7, 1.0), ink, 2, cv2.LINE_AA)
-    return np.dstack([np.clip(img, 0, 255).astype(np.uint8), np.full((H, W), 255, np.uint8)])
+    return np.dstack([img, np.full((H, W), 255, np.uint8)])
 
 
 def _up_deg(poly: np.ndarray) -> float:

@@ -210,3 +210,16 @@ def test_bad_arguments_are_named() -> None:
         synth.main(["--train", "-1", "--card", "none"])
     with pytest.raises(SystemExit):
         synth.main(["--workers", "0", "--card", "none"])
+
+
+def test_distractors_render() -> None:
+    rng = np.random.default_rng(0)
+    paper = synth._paper(rng, 34.0)
+    assert paper.dtype == np.uint8 and paper.shape[2] == 4 and paper[..., :3].min() < 200  # ruled and written on
+    # Scenes with an empty table, face-down tiles and a score pad do occur and render.
+    kinds = Counter()
+    for i in range(400):
+        rng = synth.image_seed(0, "train", i)
+        synth._image_size(rng, 1024)
+        kinds[synth._choose(rng, synth.SCENE_KINDS)] += 1
+    assert kinds["empty"] > 0
