@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from referee.tiles import Colour, Tile
+from referee.tiles import Tile
 
 __all__ = ["Edition", "TileStyle", "EDITIONS", "JOKER_COLOURS", "font_dir", "sample_style", "render_face", "render_back"]
 
@@ -367,7 +367,3 @@ def render_back(style: TileStyle) -> np.ndarray:
     alpha = _rounded_mask(H, W, max(2, int(W * style.corner)))
     return np.dstack([np.clip(face, 0, 255).astype(np.uint8), alpha])
 
-
-def colour_name(colour: Colour) -> str:
-    """Lower-case English colour word used in dataset names (``black``, ``blue``...)."""
-    return colour.name.lower()

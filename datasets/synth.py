@@ -38,10 +38,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from datasets.render_scene import Camera, Lighting, Slab, camera_effects, draw_slab, look_at, render_ground, shadow_polygon
+from datasets.render_scene import Lighting, Slab, camera_effects, draw_slab, look_at, render_ground, shadow_polygon
 from datasets.render_textures import BACKGROUND_WEIGHTS, backdrop, make_background, plastic_texture
 from datasets.render_tiles import EDITION_WEIGHTS, JOKER_COLOURS, TileStyle, render_back, render_face, sample_style
-from referee.tiles import ALL_NUMBERED, JOKER, Colour, Tile
+from referee.tiles import JOKER, Colour, Tile
 
 __all__ = ["SPLITS", "SCENE_KINDS", "SceneTile", "render_scene", "write_split", "generate", "main"]
 
