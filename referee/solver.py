@@ -1,0 +1,1064 @@
+"""Best-move solver: the most rack tiles (or points) a player can lay (RULES.md sections 2, 4, 5).
+
+:func:`best_move` answers "what is the best I can do with this rack on this table?" and returns the
+whole new table, the rack tiles it uses and the steps to get there from the table as it lies;
+:func:`arrange` answers "can these tiles be arranged into valid sets?" for a bare multiset (used
+when a photo's set boundaries are unclear).
+
+Method (chosen by measurement, see ``referee/SOLVER.md``): an exact dynamic programme over the
+numbers 1-13, after van Rijn, Takes and Vis (2015). Walking up the numbers, the state is, per
+colour, the multiset of runs still open (length 1, 2 or "3 or more", plus runs so far made only of
+jokers), the jokers placed so far and, inside one number, what the groups of that number need.
+Every table tile must be used; rack tiles may be; a run of length 1 or 2 must go on. The colours
+of one number are handled one after the other ("profile" DP), so a number costs states x options,
+never options to the fourth power. States that cannot reach a target even if every remaining rack
+tile were laid are pruned, and the target is lowered from the obvious upper bound until it is
+met: on a full table, where nearly every rack tile fits, the programme becomes a feasibility check.
+
+Jokers follow RULES.md section 5 as the rule books allow them: a joker may stand anywhere in a run
+or a group (a group of 4, either end of a run, two jokers in one set); a set of only jokers is not
+a set; jokers already on the table may move to any set but never leave the table. A run with
+leading jokers that does not reach 13 can always shift its leading jokers to its other end
+(same tiles, same validity, worth at least as much), so the programme only starts runs with a
+joker where the run can still reach 13; no optimum is lost.
+
+Ties are broken towards the move that disturbs the table least (an estimate kept in the programme:
+old run joints kept, weighted by how many tiles a break there would move, and old group places
+kept), then towards more points (or more tiles when points are the objective). The reported
+``moved`` tiles and the ``steps`` are computed exactly from the arrangement found, matching each
+new set to the old set it shares most tiles with.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Union
+
+from referee.i18n import _
+from referee.ruleset import RuleSet
+from referee.tiles import ALL_NUMBERED, JOKER, Colour, Tile, TileError, format_tiles, parse_table, parse_tile, parse_tiles
+
+__all__ = ["Move", "SolverError", "best_move", "arrange", "OBJECTIVES"]
+
+OBJECTIVES = ("tiles", "points")
+"""What :func:`best_move` maximises: rack tiles laid, or the points of the rack tiles laid."""
+
+_COLOURS = (Colour.BLACK, Colour.BLUE, Colour.ORANGE, Colour.RED)
+_TILE = [[Tile(col, n) if n else JOKER for n in range(14)] for col in _COLOURS]  # _TILE[c][n]
+
+# Score packing: primary objective, then table disturbance kept (higher = less disturbed), then
+# the other objective, in one int so the programme compares with one ">".
+_P_SHIFT = 22
+_X_SHIFT = 11
+
+
+class SolverError(ValueError):
+    """Input the solver cannot take: more copies of a tile or more jokers than the rule set has,
+    something that is not a tile, an unknown objective. The message names what was wrong."""
+
+
+TableInput = Union[Sequence[Sequence[Tile]], Sequence[Tile], str]
+
+
+@dataclass(frozen=True)
+class Move:
+    """A best move: the whole new table and how to get there from the table as it lies."""
+
+    count: int
+    """Rack tiles laid (jokers from the rack included)."""
+    points: int
+    """Points of the rack tiles laid; a joker counts as the tile it stands for (RULES.md section 1).
+    Before the opening this is the value of the initial meld."""
+    placed: tuple[Tile, ...]
+    """The rack tiles laid, sorted (colour K, B, O, R, then number; jokers last)."""
+    sets: tuple[tuple[Tile, ...], ...]
+    """The whole new table, one tuple per set, runs low to high, groups in colour order with
+    jokers last. Set ``i`` here is numbered ``set_numbers[i]`` in :attr:`steps`."""
+    steps: list[str]
+    """What to do by hand, as sentences: table tiles moved between sets (old sets keep their
+    numbers 1..n as given), then rack tiles added; new sets are numbered after the old ones."""
+    moved: tuple[Tile, ...] = ()
+    """Table tiles that end in a different set than the one they were in (empty when the table
+    was given as a bare multiset, which has no sets to move between)."""
+    set_numbers: tuple[int, ...] = ()
+    """The number each set of :attr:`sets` goes by in :attr:`steps`."""
+    objective: str = "tiles"
+    """What was maximised: "tiles" or "points"."""
+    opening: bool = False
+    """True when this is an initial meld (player not yet opened): the table is untouched."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict: count, points, placed (codes), sets (lists of codes), steps, moved,
+        set_numbers, objective, opening."""
+        return {
+            "count": self.count,
+            "points": self.points,
+            "placed": [t.code for t in self.placed],
+            "sets": [[t.code for t in s] for s in self.sets],
+            "steps": list(self.steps),
+            "moved": [t.code for t in self.moved],
+            "set_numbers": list(self.set_numbers),
+            "objective": self.objective,
+            "opening": self.opening,
+        }
+
+    def describe(self) -> str:
+        """A few lines a player can read: what is laid, the steps, the new table."""
+        lines = [
+            _("Lay {count} tiles from the rack ({points} points): {tiles}").format(
+                count=self.count, points=self.points, tiles=format_tiles(self.placed)
+            )
+        ]
+        lines.extend(f"- {step}" for step in self.steps)
+        lines.append(_("New table:"))
+        for number, tiles in zip(self.set_numbers, self.sets):
+            lines.append(_("set {number}: {tiles}").format(number=number, tiles=format_tiles(tiles)))
+        return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# Input
+
+
+def _coerce_tile(item: Any) -> Tile:
+    if isinstance(item, Tile):
+        return item
+    if isinstance(item, str):
+        return parse_tile(item)  # TileError (a ValueError) names the bad token
+    raise SolverError(_("{item!r} is not a tile: give Tile values or codes such as 'R7' or 'J'").format(item=item))
+
+
+def _read_table(table: TableInput) -> tuple[list[list[Tile]] | None, list[Tile]]:
+    """(sets or None for a bare multiset, all table tiles)."""
+    if isinstance(table, str):
+        sets = parse_table(table)
+        return sets, [t for s in sets for t in s]
+    items = list(table)
+    if not items:
+        return [], []
+    if all(isinstance(x, (Tile, str)) and not (isinstance(x, str) and len(x.split()) > 1) for x in items):
+        tiles = [_coerce_tile(x) for x in items]
+        return None, tiles
+    sets: list[list[Tile]] = []
+    for s in items:
+        if isinstance(s, (Tile,)):
+            raise SolverError(_("the table mixes sets and loose tiles: give a list of sets or a list of tiles"))
+        tiles = parse_tiles(s) if isinstance(s, str) else [_coerce_tile(x) for x in s]
+        if tiles:
+            sets.append(tiles)
+    return sets, [t for s in sets for t in s]
+
+
+def _read_rack(rack: Sequence[Tile] | str) -> list[Tile]:
+    if isinstance(rack, str):
+        return parse_tiles(rack)
+    return [_coerce_tile(x) for x in rack]
+
+
+def _check_counts(table: Iterable[Tile], rack: Iterable[Tile], rules: RuleSet) -> None:
+    """More copies of a tile, or more jokers, than the rule set has (RULES.md section 1)."""
+    counts = Counter(table)
+    counts.update(rack)
+    jokers = counts.pop(JOKER, 0)
+    if jokers > rules.jokers:
+        raise SolverError(
+            _("{count} jokers on the table and rack, but the {name} set has only {jokers}").format(
+                count=jokers, name=rules.name, jokers=rules.jokers
+            )
+        )
+    for tile, count in sorted(counts.items()):
+        if count > rules.copies:
+            raise SolverError(
+                _("{tile} appears {count} times on the table and rack, but the {name} set has only {copies} of each tile").format(
+                    tile=tile.code, count=count, name=rules.name, copies=rules.copies
+                )
+            )
+
+
+# --------------------------------------------------------------------------------------------
+# The dynamic programme
+
+
+@lru_cache(maxsize=None)
+def _colour_options(
+    state: tuple[int, ...], t: int, r: int, jb: int, jstart: bool, jmax: int, lean: bool
+) -> tuple[tuple[tuple[int, ...], int, int, int, int, tuple[Any, ...]], ...]:
+    """Every way one colour can go on at one number.
+
+    ``state``: sorted run codes: 1, 2, 3 = an open run of that length (3 meaning 3 or more);
+    4 = a run of 3 or more whose last tile is a joker, which must take another tile (``lean``
+    mode only); -k = a run of k jokers so far, which must still take a numbered tile.
+    ``t`` table copies of the tile (all must be used), ``r`` usable rack copies, ``jb`` jokers
+    still free, ``jstart``: a run may start with a joker here, ``jmax``: longest joker-only start.
+    ``lean``: jokers only where a set needs them (see :class:`_Programme`).
+
+    Returns ``(new_state, g, jr, u, cont, detail)``: ``g`` numbered tiles left for this number's
+    groups, ``jr`` jokers put into runs, ``u`` numbered tiles used, ``cont`` runs that go on,
+    ``detail`` = (m, ys, x12, x3, x4, s, sj, g) for rebuilding the sets.
+    """
+    c1, c2, c3, c4 = state.count(1), state.count(2), state.count(3), state.count(4)
+    jcls = [(k, state.count(-k)) for k in range(1, jmax + 1) if state.count(-k)]
+    avail = t + r
+    best: dict[tuple[tuple[int, ...], int, int], tuple[int, int, tuple[Any, ...]]] = {}
+    # ys[i]: how many joker-only runs of class k take another joker (stay joker-only).
+    y_ranges = [range(0, (cnt if k < jmax else 0) + 1) for k, cnt in jcls]
+    jcont = sum(cnt for _k, cnt in jcls)
+    c12 = c1 + c2
+    for m in range(c3 + 1):
+        ended = c3 - m
+        nc = c12 + m + c4
+        cont = nc + jcont
+        for ys in itertools.product(*y_ranges):
+            jy = sum(ys)
+            if jy > jb:
+                continue
+            jreal = jcont - jy
+            jbase = [2] * c1 + [3] * c2
+            for (k, cnt), y in zip(jcls, ys):
+                jbase += [-(k + 1)] * y + [min(k + 1, 3)] * (cnt - y)
+            for x12 in range(min(c12, jb - jy) + 1):
+                for x3 in range(min(m, jb - jy - x12) + 1):
+                    for x4 in range(min(c4, jb - jy - x12 - x3) + 1):
+                        xn = x12 + x3 + x4
+                        run_real = nc - xn + jreal
+                        if run_real > avail:
+                            continue
+                        # A joker after a run of 3 or more is needed only if the run goes on
+                        # (a gap); at its end it could be taken off and laid later.
+                        base = jbase + [4 if lean else 3] * x3 + [3] * (m - x3) + [4] * x4 + [3] * (c4 - x4)
+                        # A run that ends here and a new one of the same colour starting here
+                        # are one longer run: never end and start in one colour at one number.
+                        max_s = avail - run_real if ended == 0 else 0
+                        jleft = jb - jy - xn
+                        max_sj = jleft if (jstart and ended == 0) else 0
+                        for s in range(max_s + 1):
+                            ur = run_real + s
+                            for sj in range(max_sj + 1):
+                                new = tuple(sorted(base + [1] * s + [-1] * sj))
+                                jr = xn + jy + sj
+                                for g in range(max(0, t - ur), avail - ur + 1):
+                                    key = (new, g, jr)
+                                    old = best.get(key)
+                                    if old is None or cont > old[0]:
+                                        best[key] = (cont, ur + g, (m, ys, x12, x3, x4, s, sj, g))
+    return tuple((k[0], k[1], k[2], v[1], v[0], v[2]) for k, v in best.items())
+
+
+@lru_cache(maxsize=None)
+def _group_jokers(maxg: int, total: int, jmax: int, lean: bool) -> tuple[int, ...]:
+    """Joker counts that let ``total`` numbered tiles of one number (at most ``maxg`` of a colour)
+    form groups of 3-4 distinct colours, each with a numbered tile (RULES.md section 2).
+
+    With G groups the tiles are dealt round-robin by colour (so colours stay distinct and sizes
+    differ by at most one); G groups need 3G-4G tiles in all and at least one numbered tile each.
+    """
+    if total == 0:
+        return (0,)
+    if lean:
+        # Fewest groups that can hold the tiles; jokers only to bring groups up to 3. Any
+        # other grouping can be regrouped this way with jokers to spare (laid afterwards).
+        groups = max(maxg, -(-total // 4))
+        return (max(0, 3 * groups - total),)
+    ok = set()
+    for groups in range(max(maxg, 1), total + 1):
+        for j in range(max(0, 3 * groups - total), min(jmax, 4 * groups - total) + 1):
+            ok.add(j)
+    return tuple(sorted(ok))
+
+
+class _StateIds:
+    """Small int ids for per-colour run states (sorted tuples of run codes)."""
+
+    def __init__(self) -> None:
+        self.ids: dict[tuple[int, ...], int] = {(): 0}
+        self.states: list[tuple[int, ...]] = [()]
+
+    def id(self, state: tuple[int, ...]) -> int:
+        sid = self.ids.get(state)
+        if sid is None:
+            sid = self.ids[state] = len(self.states)
+            self.states.append(state)
+        return sid
+
+
+_IDS = _StateIds()
+
+# Key layout (one int): colour states in bits 0-31 (8 each), joker state 32-39, opening value
+# 40-51, then per-number scratch: jokers put in runs 52-55, most tiles of one colour in groups
+# 56-59, tiles in groups 60-65.
+_JS_SHIFT = 32
+_V_SHIFT = 40
+_PEND_SHIFT = 52
+_MAXG_SHIFT = 56
+_S_SHIFT = 60
+_KEEP_MASK = (1 << _PEND_SHIFT) - 1
+_VJS_CLEAR = ~(((1 << (_PEND_SHIFT - _JS_SHIFT)) - 1) << _JS_SHIFT) & _KEEP_MASK
+
+
+@dataclass
+class _Plan:
+    """What the programme chose: per number, per colour the option detail, groups' jokers."""
+
+    score: int
+    details: list[list[tuple[Any, ...]]]  # [n-1][c]
+    group_jokers: list[int]  # [n-1]
+    rack_jokers: list[int]  # [n-1] jokers from the rack placed at number n
+
+
+class _Programme:
+    """One solve: table tiles all used, rack tiles optional, jokers as RULES.md section 5."""
+
+    def __init__(
+        self,
+        table: Counter[Tile],
+        rack: Counter[Tile],
+        rules: RuleSet,
+        objective: str,
+        minimum: int | None,
+        old_sets: list[list[Tile]] | None,
+        lean: bool = True,
+    ) -> None:
+        self.objective = objective
+        self.minimum = minimum
+        self.jt = table.get(JOKER, 0)
+        self.jr = rack.get(JOKER, 0)
+        self.jtot = self.jt + self.jr
+        # Lean jokers (tiles objective, no opening minimum): a joker whose set stays valid
+        # without it (end of a run of 4+, fourth of a group) is taken off; the programme only
+        # places jokers a set needs, and the rest are laid afterwards on any set with room
+        # (``_lay_spare_jokers``). Exact: any arrangement becomes such a lean one plus spare
+        # jokers, and spare jokers count the same wherever they lie. Points and the opening
+        # minimum depend on where a joker lies, so they keep every joker placement.
+        self.lean = lean and objective == "tiles" and minimum is None
+        self.jmax = min(self.jtot, 4)
+        t = [[0] * 15 for _ in range(4)]
+        r = [[0] * 15 for _ in range(4)]
+        for tile, k in table.items():
+            if tile.colour is not None:
+                t[tile.colour.index][tile.number] += k  # type: ignore[index]
+        for tile, k in rack.items():
+            if tile.colour is not None:
+                r[tile.colour.index][tile.number] += k  # type: ignore[index]
+        self._prefilter(t, r)
+        self.t, self.r = t, r
+        # A joker may start a run only where the run can still reach 13 (see module docstring).
+        # Lean mode: only a run of exactly 3 ending at 13 needs a leading joker (J K12 K13,
+        # J J K13), so runs start with a joker only at 11.
+        self.jstart = [[False] * 15 for _ in range(4)]
+        for c in range(4):
+            gaps = 0
+            for n in range(13, 0, -1):
+                self.jstart[c][n] = self.jtot >= 1 + gaps and (n == 11 or not self.lean)
+                if t[c][n] + r[c][n] == 0:
+                    gaps += 1
+        # Upper bound on what rack tiles at numbers >= n can still add (primary units).
+        pts = objective == "points"
+        self.ub = [0] * 16
+        for n in range(13, 0, -1):
+            self.ub[n] = self.ub[n + 1] + sum(r[c][n] for c in range(4)) * (n if pts else 1)
+        self.junit = 13 if pts else 1
+        self._proxy(old_sets)
+        self._opt_cache: dict[tuple[int, int, int, int], list[tuple[int, int, int, int, int, tuple[Any, ...]]]] = {}
+
+    def _prefilter(self, t: list[list[int]], r: list[list[int]]) -> None:
+        """Drop rack tiles that fit in no set at all, even with every tile and joker available:
+        they cannot be laid, and without them the bound is tighter and the search smaller."""
+        changed = True
+        while changed:
+            changed = False
+            for c in range(4):
+                for n in range(1, 14):
+                    if not r[c][n]:
+                        continue
+                    if not self._could_fit(t, r, c, n):
+                        r[c][n] = 0
+                        changed = True
+
+    def _could_fit(self, t: list[list[int]], r: list[list[int]], c: int, n: int) -> bool:
+        j = self.jtot
+        others = sum(1 for d in range(4) if d != c and t[d][n] + r[d][n])
+        if others + j >= 2:
+            return True
+        for a in range(max(1, n - 2), min(n, 11) + 1):
+            missing = sum(1 for m in range(a, a + 3) if m != n and not (t[c][m] + r[c][m]))
+            if missing <= j:
+                return True
+        return False
+
+    def _proxy(self, old_sets: list[list[Tile]] | None) -> None:
+        """Tie-break weights for keeping the table as it lies: a kept joint of an old run at
+        (colour, n) is worth the tiles a break there would move; a kept place in an old group
+        is worth 1."""
+        self.adjw = [[[0] for _n in range(15)] for _c in range(4)]
+        self.grpw = [[0] * 15 for _c in range(4)]
+        if not old_sets:
+            return
+        joints: list[list[list[int]]] = [[[] for _n in range(15)] for _c in range(4)]
+        for s in old_sets:
+            shape = _shape(s)
+            if shape is None:
+                continue
+            kind, c, lo, hi = shape
+            if kind == "run":
+                for n in range(lo + 1, hi + 1):
+                    joints[c][n].append(min(n - lo, hi - n + 1))
+            else:
+                for tile in s:
+                    if tile.colour is not None:
+                        self.grpw[tile.colour.index][tile.number] += 1  # type: ignore[index]
+        for c in range(4):
+            for n in range(1, 14):
+                ws = sorted(joints[c][n], reverse=True)
+                acc = [0]
+                for w in ws:
+                    acc.append(acc[-1] + w)
+                self.adjw[c][n] = acc
+
+    def _options(self, c: int, n: int, sid: int, jrem: int) -> list[tuple[int, int, int, int, int, tuple[Any, ...]]]:
+        key = (c, n, sid, jrem)
+        got = self._opt_cache.get(key)
+        if got is not None:
+            return got
+        t, r = self.t[c][n], self.r[c][n]
+        raw = _colour_options(_IDS.states[sid], t, r, jrem, self.jstart[c][n] and jrem > 0, self.jmax, self.lean)
+        adj = self.adjw[c][n]
+        top = len(adj) - 1
+        grp = self.grpw[c][n]
+        pts = self.objective == "points"
+        out = []
+        for new, g, jr, u, cont, detail in raw:
+            placed = u - t
+            primary, other = (placed * n, placed) if pts else (placed, placed * n)
+            proxy = adj[min(cont, top)] + min(grp, g)
+            score = (primary << _P_SHIFT) + (proxy << _X_SHIFT) + other
+            out.append((_IDS.id(new), g, jr, score, (u + jr) * n, detail))
+        self._opt_cache[key] = out
+        return out
+
+    def solve(self, target: int, joker_cap: int | None = None) -> _Plan | None:
+        """Best plan whose primary objective reaches ``target`` (None if there is none).
+
+        ``joker_cap`` (lean mode only): at most this many jokers placed by the programme itself
+        (the rest are spare and laid afterwards)."""
+        lean = self.lean
+        # In lean mode every joker is placed as if from the table (no score): the rack jokers
+        # all end on the table (spare ones laid afterwards) and count as a constant.
+        jt, jr = (self.jtot, 0) if lean else (self.jt, self.jr)
+        if lean:
+            target -= self.jr
+        jw = jr + 1
+        pts = self.objective == "points"
+        minimum = self.minimum if self.minimum is not None else 0
+        ub, junit = self.ub, self.junit
+        # Joker state js = tj * (jr + 1) + rj: table jokers placed, rack jokers placed.
+        jrem_of = [(jt - js // jw) + (jr - js % jw) for js in range(jw * (jt + 1))]
+        if lean and joker_cap is not None:
+            jrem_of = [max(0, min(joker_cap, jt) - js) for js in range(jt + 1)]
+        cur: dict[int, int] = {0: 0}
+        backs: list[dict[int, tuple[int, Any]]] = []
+        for n in range(1, 14):
+            for c in range(4):
+                sh = 8 * c
+                nxt: dict[int, int] = {}
+                back: dict[int, tuple[int, Any]] = {}
+                for key, sc in cur.items():
+                    sid = (key >> sh) & 255
+                    pend = (key >> _PEND_SHIFT) & 15
+                    jrem = jrem_of[(key >> _JS_SHIFT) & 255] - pend
+                    opts = self._options(c, n, sid, jrem)
+                    if not opts:
+                        continue
+                    basek = key & ~(255 << sh) & _KEEP_MASK
+                    maxg = (key >> _MAXG_SHIFT) & 15
+                    tot = key >> _S_SHIFT
+                    for nsid, g, jrun, dsc, _dval, detail in opts:
+                        nk = (
+                            basek
+                            | (nsid << sh)
+                            | ((pend + jrun) << _PEND_SHIFT)
+                            | ((g if g > maxg else maxg) << _MAXG_SHIFT)
+                            | ((tot + g) << _S_SHIFT)
+                        )
+                        if minimum:
+                            v = ((nk >> _V_SHIFT) & 4095) + _dval
+                            nk = (nk & ~(4095 << _V_SHIFT)) | ((v if v < minimum else minimum) << _V_SHIFT)
+                        ns = sc + dsc
+                        if ns > nxt.get(nk, -1):
+                            nxt[nk] = ns
+                            back[nk] = (key, detail)
+                backs.append(back)
+                cur = nxt
+            # Close the number: form its groups, place its jokers, prune by the bound.
+            nxt = {}
+            back = {}
+            rest = ub[n + 1]
+            for key, sc in cur.items():
+                pend = (key >> _PEND_SHIFT) & 15
+                maxg = (key >> _MAXG_SHIFT) & 15
+                tot = key >> _S_SHIFT
+                js = (key >> _JS_SHIFT) & 255
+                tj, rj = divmod(js, jw)
+                jrem = jrem_of[js] - pend
+                base = key & _VJS_CLEAR
+                v0 = (key >> _V_SHIFT) & 4095
+                for jg in _group_jokers(maxg, tot, 8, lean):
+                    if jg > jrem:
+                        break
+                    k = pend + jg
+                    lo = max(0, k - (jt - tj))
+                    hi = lo if not pts else min(k, jr - rj)
+                    if lo > jr - rj:
+                        continue
+                    for x in range(lo, hi + 1):
+                        ntj, nrj = tj + k - x, rj + x
+                        if pts:
+                            add = ((x * n) << _P_SHIFT) + x
+                        else:
+                            add = (x << _P_SHIFT) + x * n
+                        ns = sc + add
+                        if (ns >> _P_SHIFT) + rest + (jr - nrj) * junit < target:
+                            continue
+                        nk = base | ((ntj * jw + nrj) << _JS_SHIFT)
+                        if minimum:
+                            v = v0 + jg * n
+                            nk |= (v if v < minimum else minimum) << _V_SHIFT
+                        else:
+                            nk |= v0 << _V_SHIFT
+                        if ns > nxt.get(nk, -1):
+                            nxt[nk] = ns
+                            back[nk] = (key, (jg, x))
+            backs.append(back)
+            cur = nxt
+            if not cur:
+                return None
+        # Every open run must be complete (length 3 or more), every table joker placed, the
+        # opening minimum reached.
+        best_key, best = -1, -1
+        for key, sc in cur.items():
+            if not lean and ((key >> _JS_SHIFT) & 255) // jw != jt:
+                continue
+            if minimum and ((key >> _V_SHIFT) & 4095) < minimum:
+                continue
+            if any(code != 3 for c in range(4) for code in _IDS.states[(key >> (8 * c)) & 255]):
+                continue
+            if sc > best:
+                best_key, best = key, sc
+        if best_key < 0 or (best >> _P_SHIFT) < target:
+            return None
+        if lean:
+            best += (self.jr << _P_SHIFT)
+        details: list[list[tuple[Any, ...]]] = [[() for _c in range(4)] for _n in range(13)]
+        group_jokers = [0] * 13
+        rack_jokers = [0] * 13
+        key = best_key
+        i = len(backs) - 1
+        for n in range(13, 0, -1):
+            key, (jg, x) = backs[i][key]
+            group_jokers[n - 1], rack_jokers[n - 1] = jg, x
+            i -= 1
+            for c in range(3, -1, -1):
+                key, detail = backs[i][key]
+                details[n - 1][c] = detail
+                i -= 1
+        return _Plan(best, details, group_jokers, rack_jokers)
+
+
+def _shape(tiles: Sequence[Tile]) -> tuple[str, int, int, int] | None:
+    """Rough reading of an old set for the tie-break: ("run", colour, lo, hi) or ("group", ...)."""
+    numbered = [t for t in tiles if t.colour is not None]
+    if not numbered:
+        return None
+    colours = {t.colour for t in numbered}
+    numbers = [t.number for t in numbered]
+    if len(colours) == 1 and len(set(numbers)) == len(numbers) and len(numbered) > 1 or (
+        len(numbered) == 1 and len(tiles) >= 4
+    ):
+        first = next(i for i, t in enumerate(tiles) if t.colour is not None)
+        c = numbered[0].colour.index  # type: ignore[union-attr]
+        ascending = len(numbered) < 2 or numbers[0] < numbers[1]
+        if ascending:
+            lo = numbered[0].number - first  # type: ignore[operator]
+        else:
+            lo = numbered[0].number - (len(tiles) - 1 - first)  # type: ignore[operator]
+        lo = max(1, lo)
+        return ("run", c, lo, min(13, lo + len(tiles) - 1))
+    if len(set(numbers)) == 1:
+        return ("group", -1, numbers[0], numbers[0])  # type: ignore[return-value]
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# Rebuilding the sets from a plan
+
+
+@dataclass
+class _Run:
+    colour: int
+    tiles: list[Tile]
+    code: int  # as in _colour_options
+    label: int = -1  # old set this run follows (-1: none), to keep the table as it lies
+
+
+def _old_layout(old_sets: list[list[Tile]] | None) -> tuple[dict[int, list[tuple[int, int, int]]], dict[int, list[tuple[int, frozenset[int], int]]]]:
+    """Old runs by colour: (index, lo, hi); old groups by number: (index, colours, jokers)."""
+    runs: dict[int, list[tuple[int, int, int]]] = {}
+    groups: dict[int, list[tuple[int, frozenset[int], int]]] = {}
+    for i, s in enumerate(old_sets or []):
+        shape = _shape(s)
+        if shape is None:
+            continue
+        kind, c, lo, hi = shape
+        if kind == "run":
+            runs.setdefault(c, []).append((i, lo, hi))
+        else:
+            cols = frozenset(t.colour.index for t in s if t.colour is not None)  # type: ignore[union-attr]
+            groups.setdefault(lo, []).append((i, cols, sum(t.is_joker for t in s)))
+    return runs, groups
+
+
+def _build_sets(prog: _Programme, plan: _Plan, old_sets: list[list[Tile]] | None) -> list[list[Tile]]:
+    """Turn the plan's per-number choices back into sets (runs low to high, groups)."""
+    old_runs, old_groups = _old_layout(old_sets)
+    open_runs: list[list[_Run]] = [[] for _ in range(4)]
+    done: list[list[Tile]] = []
+    lean = prog.lean
+    for n in range(1, 14):
+        pool = [0, 0, 0, 0]
+        for c in range(4):
+            m, ys, x12, x3, x4, s, sj, g = plan.details[n - 1][c]
+            runs = open_runs[c]
+            covers = {i for i, lo, hi in old_runs.get(c, ()) if lo <= n <= hi}
+            by = {code: [r for r in runs if r.code == code] for code in (1, 2, 3, 4)}
+            # Of the runs of 3 or more, go on with those whose old run goes on here.
+            threes = sorted(by[3], key=lambda r: r.label not in covers)
+            keep3, end3 = threes[:m], threes[m:]
+            for r in end3:
+                done.append(r.tiles)
+            nxt: list[_Run] = []
+            jok = set(id(r) for r in (by[1] + by[2])[:x12])
+            jok |= set(id(r) for r in keep3[:x3])
+            jok |= set(id(r) for r in by[4][:x4])
+            for r in by[1] + by[2] + keep3 + by[4]:
+                if id(r) in jok:
+                    r.tiles.append(JOKER)
+                    r.code = {1: 2, 2: 3, 3: 4 if lean else 3, 4: 4}[r.code]
+                else:
+                    r.tiles.append(_TILE[c][n])
+                    r.code = {1: 2, 2: 3, 3: 3, 4: 3}[r.code]
+                nxt.append(r)
+            jclasses = sorted({-r.code for r in runs if r.code < 0})
+            for k, y in zip(jclasses, ys):
+                members = [r for r in runs if r.code == -k]
+                for idx, r in enumerate(members):
+                    if idx < y:
+                        r.tiles.append(JOKER)
+                        r.code = -(k + 1)
+                    else:
+                        r.tiles.append(_TILE[c][n])
+                        r.code = min(k + 1, 3)
+                    nxt.append(r)
+            taken = {r.label for r in nxt}
+            free = sorted((i for i, lo, hi in old_runs.get(c, ()) if lo <= n <= hi and i not in taken),
+                          key=lambda i: next(lo for j, lo, _hi in old_runs[c] if j == i) != n)
+            for _k in range(s):
+                label = free.pop(0) if free else -1
+                nxt.append(_Run(c, [_TILE[c][n]], 1, label))
+            for _k in range(sj):
+                nxt.append(_Run(c, [JOKER], -1))
+            open_runs[c] = nxt
+            pool[c] = g
+        groups = _groups_at(n, pool, plan.group_jokers[n - 1], old_groups.get(n, []), lean)
+        done.extend(groups)
+    for c in range(4):
+        for r in open_runs[c]:
+            done.append(r.tiles)
+    return done
+
+
+def _groups_at(n: int, pool: list[int], jokers: int, old: list[tuple[int, frozenset[int], int]], lean: bool) -> list[list[Tile]]:
+    """Partition one number's group tiles (``pool[c]`` of colour c, ``jokers``) into groups,
+    rebuilding the old groups of that number first where the tiles allow it."""
+    total = sum(pool)
+    if total == 0:
+        return []
+    maxg = max(pool)
+    choices = [g for g in range(max(maxg, 1), total + 1) if 3 * g - total <= jokers <= 4 * g - total]
+    if lean:
+        choices = [max(maxg, -(-total // 4))]
+    count = choices[0]
+    attempt = _groups_like_old(n, pool, jokers, old, count)
+    if attempt is not None:
+        return attempt
+    # Round-robin by colour: each colour's copies land in different groups, sizes differ by 1.
+    sets: list[list[Tile]] = [[] for _ in range(count)]
+    i = 0
+    for c in range(4):
+        for _k in range(pool[c]):
+            sets[i % count].append(_TILE[c][n])
+            i += 1
+    _fill_jokers(sets, jokers)
+    return sets
+
+
+def _groups_like_old(n: int, pool: list[int], jokers: int, old: list[tuple[int, frozenset[int], int]], count: int) -> list[list[Tile]] | None:
+    left = list(pool)
+    sets: list[list[int]] = []
+    for _i, cols, _j in sorted(old, key=lambda o: -len(o[1])):
+        if len(sets) < count and cols and all(left[c] > 0 for c in cols):
+            sets.append(sorted(cols))
+            for c in cols:
+                left[c] -= 1
+    for c in range(4):
+        while left[c]:
+            spot = next((s for s in sorted(sets, key=len) if c not in s and len(s) < 4), None)
+            if spot is None:
+                if len(sets) >= count:
+                    return None
+                spot = []
+                sets.append(spot)
+            spot.append(c)
+            left[c] -= 1
+    if len(sets) != count:
+        return None
+    tiles = [[_TILE[c][n] for c in sorted(s)] for s in sets]
+    if not _fill_jokers(tiles, jokers):
+        return None
+    return tiles
+
+
+def _fill_jokers(sets: list[list[Tile]], jokers: int) -> bool:
+    """Bring every group up to 3 with jokers, then put spare jokers where a group has room."""
+    for s in sets:
+        while len(s) < 3 and jokers:
+            s.append(JOKER)
+            jokers -= 1
+    for s in sets:
+        while len(s) < 4 and jokers:
+            s.append(JOKER)
+            jokers -= 1
+    return jokers == 0 and all(3 <= len(s) <= 4 for s in sets)
+
+
+def _run_bounds(tiles: Sequence[Tile]) -> tuple[int, int] | None:
+    """(lo, hi) of a run as laid low to high, or None if the set is not such a run."""
+    numbered = [(i, t) for i, t in enumerate(tiles) if t.colour is not None]
+    if not numbered or len({t.colour for _i, t in numbered}) != 1:
+        return None
+    i0, t0 = numbered[0]
+    lo = t0.number - i0  # type: ignore[operator]
+    if any(t.number != lo + i for i, t in numbered):
+        return None
+    if len(numbered) == 1 and len(tiles) < 4 and len({t.colour for t in tiles}) > 1:
+        return None
+    return lo, lo + len(tiles) - 1
+
+
+def _joker_values(tiles: Sequence[Tile]) -> list[int]:
+    """What each joker of a valid set stands for (its number), in order of appearance."""
+    numbered = [t for t in tiles if t.colour is not None]
+    bounds = _run_bounds(tiles)
+    if bounds is not None and (len({t.number for t in numbered}) == len(numbered) and len(numbered) > 1 or len(tiles) - len(numbered) >= 3):
+        lo = bounds[0]
+        return [lo + i for i, t in enumerate(tiles) if t.is_joker]
+    number = numbered[0].number if numbered else 0
+    return [number for t in tiles if t.is_joker]  # type: ignore[misc]
+
+
+def _set_value(tiles: Sequence[Tile]) -> int:
+    return sum(t.number for t in tiles if t.number is not None) + sum(_joker_values(tiles))
+
+
+def _lay_spare_jokers(sets: list[list[Tile]], spare: int) -> bool:
+    """Lay jokers the programme left over on sets with room: the top of a run (its bottom if
+    it ends at 13), or a group of 3. False if there is no room (then the full programme runs)."""
+    while spare:
+        for s in sets:
+            numbered = [t for t in s if t.colour is not None]
+            if len({t.number for t in numbered}) == 1 and len(numbered) >= 2 and len(s) == 3:
+                s.append(JOKER)
+                break
+            bounds = _run_bounds(s)
+            is_run = bounds is not None and (len({t.number for t in numbered}) == len(numbered) > 1 or len(s) - len(numbered) >= 2)
+            if is_run and bounds is not None and bounds[1] - bounds[0] + 1 < 13:
+                if bounds[1] < 13:
+                    s.append(JOKER)
+                else:
+                    s.insert(0, JOKER)
+                break
+            if len(numbered) == 1 and len(s) == 3:  # X J J: as a run it can grow
+                s.append(JOKER)
+                break
+        else:
+            return False
+        spare -= 1
+    return True
+
+
+# --------------------------------------------------------------------------------------------
+# From the old table to the new one: matching, moved tiles, steps
+
+
+def _match(old_sets: list[list[Tile]], new_sets: list[list[Tile]]) -> dict[int, int]:
+    """new index -> old index: each new set takes the old set it shares most tiles with
+    (greedy on shared tiles, biggest first; ties to the lower old number)."""
+    pairs = []
+    olds = [Counter(s) for s in old_sets]
+    for j, s in enumerate(new_sets):
+        cs = Counter(s)
+        for i, co in enumerate(olds):
+            w = sum((cs & co).values())
+            if w:
+                pairs.append((-w, i, j))
+    pairs.sort()
+    used_old: set[int] = set()
+    out: dict[int, int] = {}
+    for _w, i, j in pairs:
+        if i not in used_old and j not in out:
+            out[j] = i
+            used_old.add(i)
+    return out
+
+
+@dataclass
+class _Outcome:
+    sets: list[list[Tile]]
+    numbers: list[int]
+    steps: list[str]
+    moved: list[Tile]
+    placed: list[Tile]
+    points: int
+
+
+def _describe_change(
+    old_sets: list[list[Tile]] | None, table_tiles: list[Tile], new_sets: list[list[Tile]], rack_used: Counter[Tile]
+) -> _Outcome:
+    """Number the new sets, work out which tiles moved and which came from the rack, and say
+    it as steps."""
+    steps: list[str] = []
+    moved: list[Tile] = []
+    # (target number, source number or 0 for the rack) -> tiles
+    flows: dict[tuple[int, int], list[Tile]] = {}
+    from_rack: list[tuple[Tile, list[Tile], int]] = []  # (tile, its set, position) for joker values
+    if old_sets is None:
+        numbers = list(range(1, len(new_sets) + 1))
+        left = Counter(table_tiles)
+        for number, s in zip(numbers, new_sets):
+            table_part: list[Tile] = []
+            for pos, t in enumerate(s):
+                if left[t] > 0:
+                    left[t] -= 1
+                    table_part.append(t)
+                else:
+                    flows.setdefault((number, 0), []).append(t)
+                    from_rack.append((t, s, pos))
+            if table_part:
+                steps.append(_("lay {tiles} from the table as set {target}").format(tiles=format_tiles(table_part), target=number))
+    else:
+        match = _match(old_sets, new_sets)
+        next_number = len(old_sets) + 1
+        numbers = []
+        for j in range(len(new_sets)):
+            if j in match:
+                numbers.append(match[j] + 1)
+            else:
+                numbers.append(next_number)
+                next_number += 1
+        # Tiles that stay: shared with the matched old set.
+        kept_of: list[Counter[Tile]] = []
+        remaining_old = [Counter(s) for s in old_sets]
+        for j, s in enumerate(new_sets):
+            if j in match:
+                k = Counter(s) & remaining_old[match[j]]
+                remaining_old[match[j]] -= k
+            else:
+                k = Counter()
+            kept_of.append(k)
+        # Table tiles that must move, with the set they come from.
+        sources: dict[Tile, list[int]] = {}
+        for i, rest in enumerate(remaining_old):
+            for t, k in sorted(rest.items()):
+                sources.setdefault(t, []).extend([i + 1] * k)
+        for j, s in enumerate(new_sets):
+            keep = Counter(kept_of[j])
+            for pos, t in enumerate(s):
+                if keep[t] > 0:
+                    keep[t] -= 1
+                    continue
+                src = sources.get(t)
+                if src:
+                    origin = src.pop(0)
+                    flows.setdefault((numbers[j], origin), []).append(t)
+                    moved.append(t)
+                else:
+                    flows.setdefault((numbers[j], 0), []).append(t)
+                    from_rack.append((t, s, pos))
+        for (target, origin), tiles in sorted(flows.items(), key=lambda kv: (kv[0][1] == 0, kv[0][0], kv[0][1])):
+            if origin:
+                steps.append(
+                    _("move {tiles} from set {source} to set {target}").format(
+                        tiles=format_tiles(sorted(tiles)), source=origin, target=target
+                    )
+                )
+    for (target, origin), tiles in sorted(flows.items()):
+        if origin == 0:
+            steps.append(_("add {tiles} from the rack to set {target}").format(tiles=format_tiles(sorted(tiles)), target=target))
+    # Points of what came from the rack; a joker is worth the tile it stands for.
+    points = 0
+    for t, s, pos in from_rack:
+        if t.is_joker:
+            jpos = [i for i, u in enumerate(s) if u.is_joker]
+            points += _joker_values(s)[jpos.index(pos)]
+        else:
+            points += t.number  # type: ignore[operator]
+    order = sorted(range(len(new_sets)), key=lambda j: numbers[j])
+    placed = sorted(t for t, _s, _p in from_rack)
+    return _Outcome([new_sets[j] for j in order], [numbers[j] for j in order], steps, sorted(moved), placed, points)
+
+
+# --------------------------------------------------------------------------------------------
+# Public functions
+
+
+def _solve_plan(
+    table: Counter[Tile], rack: Counter[Tile], rules: RuleSet, objective: str, minimum: int | None,
+    old_sets: list[list[Tile]] | None, need_move: bool,
+) -> tuple[list[list[Tile]], int] | None:
+    """Best new arrangement of table + some rack tiles, and its primary score; None if none."""
+    prog = _Programme(table, rack, rules, objective, minimum, old_sets)
+    plan = _run_passes(prog, need_move)
+    if plan is not None and prog.lean:
+        sets = _build_sets(prog, plan, old_sets)
+        placed_j = sum(t.is_joker for s in sets for t in s)
+        if _lay_spare_jokers(sets, prog.jtot - placed_j):
+            return sets, plan.score >> _P_SHIFT
+        # No set has room for a spare joker: solve again with every joker placement.
+        prog = _Programme(table, rack, rules, objective, minimum, old_sets, lean=False)
+        plan = _run_passes(prog, need_move)
+    if plan is None:
+        return None
+    return _build_sets(prog, plan, old_sets), plan.score >> _P_SHIFT
+
+
+def _run_passes(prog: _Programme, need_move: bool) -> _Plan | None:
+    """Lower the target from the bound until it is met (lean: first without jokers)."""
+    low = 1 if need_move else 0
+    if prog.lean and prog.jtot:
+        # Jokers rarely decide: solve without placing any, then ask only for better.
+        plan = prog.solve(low, joker_cap=0)
+        best = (plan.score >> _P_SHIFT) if plan else low - 1
+        if best >= prog.ub[1] + prog.jr:
+            return plan
+        better = prog.solve(best + 1)
+        return better if better is not None else plan
+    return prog.solve(low)
+
+
+def best_move(
+    table: TableInput,
+    rack: Sequence[Tile] | str,
+    rules: RuleSet = RuleSet.classic(),
+    opened: bool = True,
+    objective: str = "tiles",
+) -> Move | None:
+    """The move that lays the most rack tiles (``objective="tiles"``) or the most points
+    (``"points"``), or None when nothing can be laid.
+
+    ``table``: the sets on the table (``[[R1, R2, R3], [K5, B5, O5]]`` or ``"R1 R2 R3 | K5 B5
+    O5"``), or a bare multiset of tiles when the set boundaries are unknown. ``rack``: the
+    player's tiles. Tiles may be :class:`Tile` values or codes.
+
+    After the opening (RULES.md sections 4-5) the whole table may be rearranged; every table
+    tile, jokers included, stays on the table; at least one rack tile must be laid. Before it
+    (``opened=False``) only sets made from the rack count, together worth at least
+    ``rules.opening_minimum``, jokers only if ``rules.jokers_in_opening``; the table is untouched.
+    Among equally good moves the one moving fewest table tiles to another set is preferred.
+
+    Raises :class:`SolverError` for more copies of a tile or more jokers than ``rules`` has, an
+    unknown objective, or something that is not a tile (:class:`~referee.tiles.TileError`).
+    """
+    if objective not in OBJECTIVES:
+        raise SolverError(_('unknown objective "{objective}": choose "tiles" or "points"').format(objective=objective))
+    if not isinstance(rules, RuleSet):
+        raise SolverError(_("rules must be a RuleSet, not {kind}").format(kind=type(rules).__name__))
+    old_sets, table_tiles = _read_table(table)
+    rack_tiles = _read_rack(rack)
+    _check_counts(table_tiles, rack_tiles, rules)
+    if not rack_tiles:
+        return None
+    rack_count = Counter(rack_tiles)
+    if not opened:
+        return _opening(old_sets, table_tiles, rack_count, rules, objective)
+    solved = _solve_plan(Counter(table_tiles), rack_count, rules, objective, None, old_sets, need_move=True)
+    if solved is None:
+        return None
+    new_sets, _score = solved
+    rack_used = Counter(t for s in new_sets for t in s) - Counter(table_tiles)
+    if not rack_used:
+        return None
+    out = _describe_change(old_sets, table_tiles, new_sets, rack_used)
+    return Move(
+        count=len(out.placed),
+        points=out.points,
+        placed=tuple(out.placed),
+        sets=tuple(tuple(s) for s in out.sets),
+        steps=out.steps,
+        moved=tuple(out.moved),
+        set_numbers=tuple(out.numbers),
+        objective=objective,
+    )
+
+
+def _opening(
+    old_sets: list[list[Tile]] | None, table_tiles: list[Tile], rack: Counter[Tile], rules: RuleSet, objective: str
+) -> Move | None:
+    """Initial meld (RULES.md section 4): sets from the rack alone, worth the minimum together."""
+    if not rules.jokers_in_opening:
+        rack = Counter({t: k for t, k in rack.items() if not t.is_joker})
+    # The opening minimum needs every joker placement (a joker's worth depends on where it lies).
+    solved = _solve_plan(Counter(), rack, rules, objective, max(rules.opening_minimum, 1), None, need_move=True)
+    if solved is None:
+        return None
+    meld, _score = solved
+    if old_sets is None:
+        arranged = arrange(table_tiles, rules) if table_tiles else []
+        if arranged is None:
+            raise SolverError(
+                _("the table tiles {tiles} cannot be arranged into valid sets").format(tiles=format_tiles(sorted(table_tiles)))
+            )
+        old_sets = arranged
+    old = [list(s) for s in old_sets]
+    numbers = list(range(1, len(old) + len(meld) + 1))
+    steps = [
+        _("add {tiles} from the rack to set {target}").format(tiles=format_tiles(s), target=len(old) + i + 1)
+        for i, s in enumerate(meld)
+    ]
+    placed = sorted(t for s in meld for t in s)
+    return Move(
+        count=len(placed),
+        points=sum(_set_value(s) for s in meld),
+        placed=tuple(placed),
+        sets=tuple(tuple(s) for s in old + meld),
+        steps=steps,
+        moved=(),
+        set_numbers=tuple(numbers),
+        objective=objective,
+        opening=True,
+    )
+
+
+def arrange(tiles: Sequence[Tile] | str, rules: RuleSet = RuleSet.classic()) -> list[list[Tile]] | None:
+    """Can these tiles, all of them, be laid as valid sets (RULES.md section 2)? One such
+    arrangement, or None. Jokers must be used too. Raises :class:`SolverError` for more copies
+    of a tile or more jokers than ``rules`` has."""
+    items = parse_tiles(tiles) if isinstance(tiles, str) else [_coerce_tile(t) for t in tiles]
+    _check_counts(items, (), rules)
+    if not items:
+        return []
+    solved = _solve_plan(Counter(items), Counter(), rules, "tiles", None, None, need_move=False)
+    if solved is None:
+        return None
+    return solved[0]
