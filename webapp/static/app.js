@@ -103,14 +103,16 @@ function verdictBanner(ok, text) {
 function setLine(set, index) {
   const jokers = (set.jokers || []).length ? el("span", { class: "muted" }, " J = " + set.jokers.join(", ")) : null;
   return el("li", { class: set.valid ? "set ok" : "set bad" },
-    el("div", { class: "set-head" }, el("span", { class: "set-no", text: t("set_n", { n: index + 1 }) }), tiles(set.tiles)),
+    el("div", { class: "set-head" }, el("span", { class: "set-no", text: t("set_n", { n: index + 1 }) }), tiles(set.tiles, "small")),
     el("div", { class: "set-words" }, set.summary || set.problem || "", jokers));
 }
 
 function tableVerdict(verdict) {
   const box = el("div", { class: "verdict" });
   box.append(verdictBanner(verdict.ok, verdict.summary));
-  if (verdict.sets.length) box.append(el("ol", { class: "sets" }, verdict.sets.map(setLine)));
+  // Problems first: a player looks for what is wrong; the numbers stay those of the table.
+  const order = verdict.sets.map((set, i) => i).sort((a, b) => verdict.sets[a].valid - verdict.sets[b].valid || a - b);
+  if (order.length) box.append(el("ol", { class: "sets" }, order.map((i) => setLine(verdict.sets[i], i))));
   if (verdict.loose && verdict.loose.length) box.append(el("p", { class: "loose" }, el("strong", { text: t("loose") + ": " }), tiles(verdict.loose)));
   const others = verdict.violations.filter((v) => !(v.sets || []).length && v.code !== "loose_tile");
   if (others.length) box.append(el("ul", { class: "problems" }, others.map((v) => el("li", { text: v.message }))));
@@ -273,6 +275,7 @@ function buildPicker() {
       const code = colour + n;
       grid.append(el("button", { class: "pick", "data-code": code, onclick: () => pickTile(code) }, tile(code)));
     }
+    grid.append(el("span", { class: "pick-gap" }));  // each colour starts a new row (2 rows of 7)
   }
   grid.append(el("button", { class: "pick", "data-code": "J", onclick: () => pickTile("J") }, tile("J")));
   grid.append(el("button", { class: "pick", "data-code": "?", onclick: () => pickTile("?") }, tile("?")));
@@ -457,15 +460,18 @@ async function scoreGame(save) {
       const result = await api("POST", `/api/matches/${currentMatch.id}/games`,
         { ...scoreBody(), expected_number: currentMatch.next_game });
       currentMatch = result.match;
-      out.replaceChildren(renderScore(result.game), el("p", { class: "banner ok", text: t("saved") + " " + currentMatch.summary }));
       renderMatch();
       setupScorePlayers();
+      out.replaceChildren(renderScore(result.game), el("p", { class: "banner ok", text: t("saved") + " " + currentMatch.summary }));
     } else {
       const body = scoreBody();
       body.rules = currentRules();
       out.replaceChildren(renderScore(await api("POST", "/api/score", body)));
     }
-  } catch (error) { showError(out, error); }
+  } catch (error) {
+    showError(out, error);
+    if (save && error.status === 409) loadMatch(currentMatch.id);  // someone else wrote a game: catch up
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -495,7 +501,7 @@ async function suggestMove() {
 function renderDice(out, best) {
   const parts = [el("p", { class: "dice-score" }, el("strong", { text: String(best.score) }), " ", best.summary)];
   parts.push(el("ol", { class: "sets plain" }, best.arrangement.map((s) =>
-    el("li", {}, el("span", { class: "set-no", text: s.kind }), tiles(s.dice), el("span", { class: "muted", text: " " + s.points })))));
+    el("li", {}, el("span", { class: "set-no", text: t(s.kind) }), tiles(s.dice), el("span", { class: "muted", text: " " + s.points })))));
   if (best.unused.length) parts.push(el("p", {}, el("strong", { text: t("unused") + ": " }), tiles(best.unused)));
   if (best.breakdown.length) parts.push(el("ul", { class: "muted small" }, best.breakdown.map((line) => el("li", { text: line }))));
   out.replaceChildren(...parts);
@@ -609,7 +615,12 @@ async function loadMatch(id) {
   }
   store.set("match", currentMatch ? currentMatch.id : null);
   renderMatch();
-  setupScorePlayers();
+  // Keep racks typed so far unless the players changed (another match, or the match ended).
+  const names = scorePlayers().map((p) => p.name).join("\n");
+  const wanted = currentMatch && !currentMatch.finished ? currentMatch.players.join("\n") : null;
+  if (wanted === null ? $("#score-add-player").hidden || !names : names !== wanted) setupScorePlayers();
+  else $("#score-match").textContent = wanted === null ? t("no_match")
+    : t("in_match", { name: currentMatch.name, game: currentMatch.next_game });
 }
 
 async function loadMatchList() {
@@ -736,6 +747,8 @@ function showScreen(name) {
   $$(".tabs button").forEach((b) => b.classList.toggle("active", b.dataset.tab === name));
   store.set("screen", name);
   if (name === "match") loadMatchList();
+  // Another phone may have written to the sheet meanwhile: fetch it again (racks typed stay).
+  if ((name === "score" || name === "match") && currentMatch) loadMatch(currentMatch.id);
   window.scrollTo(0, 0);
 }
 

@@ -126,6 +126,8 @@ const STRINGS = {
     typed_only: "typed tiles only",
     network_error: "The server did not answer: is it still running?",
     dice_arrangement: "Arrangement",
+    run: "run",
+    group: "group",
     unused: "Not used",
     score_is: "Score: {score}",
     no_sheet: "No dice sheet yet.",
