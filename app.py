@@ -38,7 +38,7 @@ from webapp.runtime import Runtime, Settings
 from webapp.sheets import router as sheets_router
 from webapp.store import NotFoundError, Store, StoreError
 
-__all__ = ["create_app", "main", "load_models"]
+__all__ = ["create_app", "main", "load_models", "load_dice_models", "Settings"]
 
 log = logging.getLogger("rummikub.app")
 STATIC_DIR = Path(__file__).resolve().parent / "webapp" / "static"
@@ -62,17 +62,27 @@ def load_models(settings: Settings) -> tuple[Any | None, str | None]:
     return reader, None
 
 
-def _dice_reader() -> Any | None:
+def load_dice_models(settings: Settings) -> tuple[Any | None, str | None]:
+    """The dice reader (``vision.dice``) with its shipped models, or ``(None, why)``."""
+    why = _("Reading dice from a photo is not available on this server: type the nine faces instead.")
+    if not settings.load_models:
+        return None, why
     try:
-        import vision
+        from vision.dice import load_dice_model
+    except ImportError:
+        return None, why  # the dice reader is not part of this version
+    try:
+        return (load_dice_model(settings.models_dir) if settings.models_dir else load_dice_model()), None
+    except FileNotFoundError as exc:
+        log.warning("dice models not loaded: %s", exc)
+        return None, why
+    except Exception:  # noqa: BLE001 - a broken dice model must not stop the rest of the app
+        log.exception("dice models failed to load")
+        return None, why
 
-        return getattr(vision, "read_dice")
-    except (AttributeError, ImportError):
-        return None  # not written yet: typed dice faces still work
 
-
-def create_app(settings: Settings | None = None, reader: Any | None = None) -> FastAPI:
-    """The FastAPI app. ``reader`` replaces the shipped models (tests pass a stand-in)."""
+def create_app(settings: Settings | None = None, reader: Any | None = None, dice_reader: Any | None = None) -> FastAPI:
+    """The FastAPI app. ``reader`` / ``dice_reader`` replace the shipped models (tests pass stand-ins)."""
     settings = settings or Settings()
 
     @asynccontextmanager
@@ -81,6 +91,7 @@ def create_app(settings: Settings | None = None, reader: Any | None = None) -> F
             loaded, problem = reader, None
         else:
             loaded, problem = load_models(settings)
+        dice, dice_problem = (dice_reader, None) if dice_reader is not None else load_dice_models(settings)
         executor = ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="photo")
         app.state.runtime = Runtime(
             settings=settings,
@@ -88,7 +99,8 @@ def create_app(settings: Settings | None = None, reader: Any | None = None) -> F
             executor=executor,
             reader=loaded,
             model_problem=problem,
-            dice_reader=_dice_reader(),
+            dice_reader=dice,
+            dice_problem=dice_problem,
         )
         try:
             yield

@@ -27,13 +27,19 @@ WORK = ROOT / "data"
 
 # --------------------------------------------------------------------------- detector data
 
-def export_detector_data(out: Path, sources: list[str], synthetic_dir: Path | None = None) -> Path:
+def export_detector_data(out: Path, sources: list[str], synthetic_dir: Path | None = None,
+                         dice_dir: Path | None = None) -> Path:
     """Write an ultralytics data folder with one class ("tile") and return its data.yaml.
 
     Real photos are linked, not copied; labels keep the polygons (ultralytics derives tight boxes
-    from them after its rotation augmentation).
+    from them after its rotation augmentation). The source ``dice`` (rendered Rummikub Dice scenes,
+    ``python -m datasets.synth_dice``) trains a separate detector whose one class is a die's top
+    face; it cannot be mixed with the tile sources.
     """
     from datasets import real
+
+    if "dice" in sources and len(sources) > 1:
+        raise SystemExit("--data dice trains the dice detector on its own: do not mix it with real or synthetic tiles")
 
     if out.exists():
         shutil.rmtree(out)
@@ -65,8 +71,16 @@ def export_detector_data(out: Path, sources: list[str], synthetic_dir: Path | No
                 label = synthetic_dir / split / "labels" / (image.stem + ".txt")
                 rows = ["0 " + r.split(maxsplit=1)[1] for r in label.read_text().splitlines() if r.strip()]
                 add(target, image, rows, "syn")
+    if "dice" in sources:
+        if dice_dir is None or not (dice_dir / "train" / "labels").is_dir():
+            raise SystemExit(f"dice scenes not found at {dice_dir}: render them first (python -m datasets.synth_dice)")
+        for split in ("train", "val"):
+            for image in sorted((dice_dir / split / "images").glob("*.jpg")):
+                label = dice_dir / split / "labels" / (image.stem + ".txt")
+                add(split, image, [r for r in label.read_text().splitlines() if r.strip()], "dice")
+    class_name = "die_top" if "dice" in sources else "tile"
     data_yaml = out / "data.yaml"
-    data_yaml.write_text(f"path: {out.resolve()}\ntrain: train/images\nval: val/images\nnames:\n  0: tile\n")
+    data_yaml.write_text(f"path: {out.resolve()}\ntrain: train/images\nval: val/images\nnames:\n  0: {class_name}\n")
     print(f"detector data: {counts['train']} training and {counts['val']} validation images in {out}")
     return data_yaml
 
@@ -74,7 +88,8 @@ def export_detector_data(out: Path, sources: list[str], synthetic_dir: Path | No
 def train_detector(args: argparse.Namespace) -> None:
     yolo_env.prepare()
     work = Path(args.work)
-    data_yaml = export_detector_data(work / args.name / "data", args.data.split(","), Path(args.synthetic) if args.synthetic else None)
+    data_yaml = export_detector_data(work / args.name / "data", args.data.split(","), Path(args.synthetic) if args.synthetic else None,
+                                     Path(args.dice) if getattr(args, "dice", None) else None)
     from ultralytics import YOLO
 
     started = time.time()
@@ -103,23 +118,32 @@ def finish_detector(best: Path, args: argparse.Namespace, minutes: float, result
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    name = detector_name(args)
     model = YOLO(str(best))
     onnx_path = Path(model.export(format="onnx", imgsz=args.imgsz, simplify=True, dynamic=False, opset=17))
-    target = out / "tile_detector.onnx"
+    target = out / f"{name}.onnx"
     shutil.copyfile(onnx_path, target)
-    shutil.copyfile(best, out / "tile_detector.pt")
+    shutil.copyfile(best, out / f"{name}.pt")
     metrics = {}
     box = getattr(results, "box", None) if results is not None else None
     if box is not None:
         metrics = {"precision": float(box.mp), "recall": float(box.mr), "mAP50": float(box.map50), "mAP50-95": float(box.map)}
     card = {
-        "model": "tile_detector", "task": "detect", "classes": ["tile"], "architecture": args.model,
+        "model": name, "task": "detect", "classes": ["die_top" if name.startswith("dice") else "tile"], "architecture": args.model,
         "imgsz": args.imgsz, "data": args.data, "epochs_requested": args.epochs, "hours_cap": args.hours,
         "training_minutes": round(minutes, 1), "date": date.today().isoformat(),
         "command": "python -m vision.train " + " ".join(sys.argv[1:]), "validation": metrics,
     }
-    (out / "tile_detector.json").write_text(json.dumps(card, indent=2) + "\n")
+    (out / f"{name}.json").write_text(json.dumps(card, indent=2) + "\n")
     print(f"wrote {target} ({target.stat().st_size / 1e6:.1f} MB) and its card; validation: {metrics}")
+
+
+def detector_name(args: argparse.Namespace) -> str:
+    """File stem in models/: ``--model-name``, else dice_detector for ``--data dice``, else tile_detector."""
+    explicit = getattr(args, "model_name", None)
+    if explicit:
+        return explicit
+    return "dice_detector" if "dice" in str(getattr(args, "data", "")).split(",") else "tile_detector"
 
 
 # --------------------------------------------------------------------------- command line
@@ -128,8 +152,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="what", required=True)
     det = sub.add_parser("detector", help="one-class YOLO tile detector")
-    det.add_argument("--data", default="real", help="comma list of sources: real, synthetic (default real)")
+    det.add_argument("--data", default="real", help="comma list of sources: real, synthetic (default real); or dice alone")
     det.add_argument("--synthetic", default=str(WORK / "synthetic"), help="folder of rendered scenes")
+    det.add_argument("--dice", default=str(WORK / "dice"), help="folder of rendered dice scenes (python -m datasets.synth_dice)")
+    det.add_argument("--model-name", default=None, help="file stem in --out (default tile_detector; dice_detector with --data dice)")
     det.add_argument("--model", default="yolo11n.yaml", help="ultralytics model .yaml (built from scratch)")
     det.add_argument("--imgsz", type=int, default=512)
     det.add_argument("--epochs", type=int, default=80)
@@ -143,7 +169,9 @@ def main(argv: list[str] | None = None) -> int:
     det.add_argument("--out", default=str(MODELS))
     det.add_argument("--work", default=str(WORK), help="folder for the training set links and the run (git-ignored)")
     rd = sub.add_parser("reader", help="small CNN reading number, colour and orientation from tile crops")
-    rd.add_argument("--data", default="real,synthetic", help="comma list of sources: real, synthetic")
+    rd.add_argument("--data", default="real,synthetic", help="comma list of sources: real, synthetic; or dice alone (dice reader)")
+    rd.add_argument("--dice", default=str(WORK / "dice"), help="folder of rendered dice scenes (python -m datasets.synth_dice)")
+    rd.add_argument("--dice-images", type=int, default=700, help="use at most this many rendered dice photos (memory)")
     rd.add_argument("--synthetic", default=str(WORK / "synthetic"), help="folder of rendered scenes")
     rd.add_argument("--synthetic-images", type=int, default=None, help="use at most this many rendered images")
     rd.add_argument("--real-weight", type=int, default=2, help="repeat real samples this many times")
@@ -161,6 +189,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.what == "detector":
         train_detector(args)
+    elif args.what == "reader" and "dice" in args.data.split(","):
+        from vision.train_dice import train_dice_reader
+
+        train_dice_reader(args)
     elif args.what == "reader":
         from vision.train_reader import train_reader
 

@@ -424,21 +424,25 @@ async def dice_best(body: DiceIn, rt: Runtime = Depends(get_runtime)) -> dict[st
 
 
 @router.post("/dice/read", response_model=DiceReadOut,
-             responses={**PHOTO_ERRORS, 501: {"model": ErrorOut, "description": "Dice photos can't be read yet."}},
+             responses={**PHOTO_ERRORS, 501: {"model": ErrorOut, "description": "Dice photos can't be read here."}},
              summary="Read a photo of the nine dice")
 async def dice_read(photo: UploadFile = File(), rt: Runtime = Depends(get_runtime)) -> dict[str, Any]:
+    """The top face of every die and, when there are nine, the best arrangement and its score."""
     if rt.dice_reader is None:
-        raise HTTPException(501, _("Reading dice from a photo is not available yet: type the nine faces instead."))
+        raise HTTPException(501, rt.dice_problem or _("Reading dice from a photo is not available on this server: "
+                                                      "type the nine faces instead."))
     data = await read_upload(photo, rt.settings.max_upload_bytes)
 
     def read() -> dict[str, Any]:
         image = decode_image(data, max_bytes=rt.settings.max_upload_bytes, max_pixels=rt.settings.max_pixels)
-        reading = rt.dice_reader(image)  # type: ignore[misc]
-        data_out = reading.to_dict() if hasattr(reading, "to_dict") else dict(reading)
-        faces = data_out.get("faces", [])
-        faces_text = faces if isinstance(faces, str) else " ".join(str(f) for f in faces)
-        doubts = [d if isinstance(d, dict) else {"message": str(d)} for d in data_out.get("doubts", [])]
-        return {"faces": faces_text, "doubts": doubts, "best": dice_result(faces_text)}
+        reading = rt.dice_reader.read_dice(image).to_dict()  # type: ignore[union-attr]
+        faces = " ".join(f["tile"] for f in reading["faces"])
+        doubts = [d if isinstance(d, dict) else {"message": str(d)} for d in reading.get("doubts", [])]
+        best = None
+        if reading.get("ok") and "?" not in faces.split():
+            best = dice_result(faces)
+        return {"image": reading["image"], "faces": faces, "dice": reading["faces"], "ok": bool(reading.get("ok")),
+                "message": reading.get("message"), "doubts": doubts, "best": best}
 
     return await rt.run(read)
 

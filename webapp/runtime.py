@@ -61,8 +61,10 @@ class Runtime:
     """The loaded :class:`vision.pipeline.TableReader`, or None when the models are missing."""
     model_problem: str | None = None
     """Why ``reader`` is None, as a sentence."""
-    dice_reader: Callable[..., Any] | None = None
-    """``vision.read_dice`` when that reader exists."""
+    dice_reader: Any | None = None
+    """The loaded :class:`vision.dice.DiceModel` (``read_dice(image)``), or None."""
+    dice_problem: str | None = None
+    """Why ``dice_reader`` is None, as a sentence."""
 
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run CPU work on the photo pool (with the request's language) and await the answer."""

@@ -341,12 +341,24 @@ class DiceOut(Out):
     summary: str = ""
 
 
-class DiceReadOut(BaseModel):
-    """The nine faces read from a photo of the dice, and their best arrangement."""
+class DieFaceOut(Out):
+    """One die's top face read from the photo."""
 
-    faces: str
+    tile: str = Field(description='The face in notation, "?" when unreadable.')
+    box: list[float]
+    confidence: float = 1.0
+
+
+class DiceReadOut(BaseModel):
+    """The faces read from a photo of the dice and, with exactly nine, their best arrangement."""
+
+    image: ImageSizeOut
+    faces: str = Field(description="The faces in notation, in reading order, ready to correct.")
+    dice: list[DieFaceOut]
+    ok: bool = Field(description="Exactly nine dice were read.")
+    message: str | None = Field(None, description="Why the roll can't be scored yet (e.g. 8 dice found).")
     doubts: list[DoubtOut] = []
-    best: DiceOut
+    best: DiceOut | None = None
 
 
 # -- score sheets ---------------------------------------------------------------------------------------

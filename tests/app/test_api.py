@@ -127,10 +127,51 @@ def test_dice_best(client: TestClient) -> None:
 
 
 def test_dice_photo_without_a_dice_reader_is_501(client: TestClient) -> None:
+    assert client.get("/api/health").json()["dice_photos"] is False  # the fixture loads no models
     r = client.post("/api/dice/read", files={"photo": ("dice.jpg", b"\xff\xd8", "image/jpeg")})
-    if client.get("/api/health").json()["dice_photos"]:
-        pytest.skip("vision.read_dice exists: the 501 answer no longer applies")
     assert r.status_code == 501 and "type the nine faces" in r.json()["detail"]
+
+
+class _DiceReading:
+    def __init__(self, codes: list[str]) -> None:
+        self.codes = codes
+
+    def to_dict(self) -> dict:
+        faces = [{"tile": c, "box": [10.0 * i, 0.0, 10.0 * i + 9, 9.0], "confidence": 0.9} for i, c in enumerate(self.codes)]
+        ok = len(self.codes) == 9
+        return {"image": {"width": 1000, "height": 750}, "faces": faces, "ok": ok,
+                "message": None if ok else f"{len(self.codes)} dice found: the photo must show all nine.",
+                "doubts": []}
+
+
+class _DiceReader:
+    def __init__(self, codes: list[str]) -> None:
+        self.codes = codes
+
+    def read_dice(self, image):  # noqa: ANN001, ANN201
+        return _DiceReading(self.codes)
+
+
+@pytest.mark.parametrize(
+    ("codes", "ok", "score"),
+    [("R1 R2 R3 R4 R5 R6 R7 R8 R9".split(), True, 30), ("R1 R2 R3 R4".split(), False, None)],
+)
+def test_dice_photo_with_a_dice_reader(tmp_path, codes: list[str], ok: bool, score: int | None) -> None:  # noqa: ANN001
+    from tests.app.conftest import BlankReader
+    from tests.app.corpus import sample_jpeg
+
+    application = app_module.create_app(app_module.Settings(db_path=tmp_path / "d.db", load_models=False),
+                                        reader=BlankReader(), dice_reader=_DiceReader(codes))
+    with TestClient(application) as c:
+        assert c.get("/api/health").json()["dice_photos"] is True
+        r = c.post("/api/dice/read", files={"photo": ("dice.jpg", sample_jpeg(), "image/jpeg")})
+        assert r.status_code == 200, r.text
+        data = r.json()
+        assert data["faces"] == " ".join(codes) and data["ok"] is ok and len(data["dice"]) == len(codes)
+        assert (data["best"] or {}).get("score") == score
+        assert (data["message"] is None) is ok
+        bad = c.post("/api/dice/read", files={"photo": ("dice.jpg", b"not a photo at all" * 10, "image/jpeg")})
+        assert bad.status_code == 415
 
 
 def test_suggest(client: TestClient) -> None:

@@ -181,7 +181,16 @@ async function handlePhoto(slot, file) {
     if (slot.dataset.mode === "dice") {
       const data = await api("POST", "/api/dice/read", form);
       slotTarget(slot).value = data.faces;
-      renderDice($("#dice-result"), data.best);
+      slot.reading = {
+        image: data.image, mode: "dice", rack: [],
+        tiles: data.dice.map((d) => ({ tile: d.tile, box: d.box, set: 0 })),
+        verdict: { sets: [{ valid: !!data.best }] },
+      };
+      drawOverlay(slot);
+      if (data.best) renderDice($("#dice-result"), data.best);
+      else result.replaceChildren(el("p", { class: "banner bad", text: data.message || t("no_tiles") }));
+      if (data.doubts.length) result.append(el("div", { class: "doubts" }, el("strong", { text: t("doubts") }),
+        el("ul", {}, data.doubts.map((d) => el("li", { text: d.message || JSON.stringify(d) })))));
     } else {
       form.append("mode", slot.dataset.mode);
       form.append("preset", currentRules().name || "classic");
@@ -233,7 +242,7 @@ function drawOverlay(slot) {
       .forEach(([k, v]) => text.setAttribute(k, v));
     text.textContent = item.tile;
     group.append(rect, bg, text);
-    group.addEventListener("click", () => openPicker(slot, index));
+    if (reading.mode !== "dice") group.addEventListener("click", () => openPicker(slot, index));  // dice: edit the faces field
     svg.append(group);
   });
 }

@@ -1,0 +1,93 @@
+"""``python app.py``: the command from the README, its defaults and the self-signed certificate."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.app.conftest import ROOT, start_server, stop_server
+from webapp.certs import ensure_certificate
+
+
+def _listening_addresses(port: int) -> set[str]:
+    """Local addresses listening on ``port`` (from /proc/net/tcp*, so nothing is sent anywhere)."""
+    found = set()
+    for table in (Path("/proc/net/tcp"), Path("/proc/net/tcp6")):
+        if not table.exists():
+            continue
+        for line in table.read_text().splitlines()[1:]:
+            fields = line.split()
+            local, state = fields[1], fields[3]
+            address, port_hex = local.split(":")
+            if state == "0A" and int(port_hex, 16) == port:  # 0A = LISTEN
+                found.add(address)
+    return found
+
+
+def test_help_names_the_options() -> None:
+    result = subprocess.run([sys.executable, str(ROOT / "app.py"), "--help"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0
+    for option in ("--host", "--port", "--https", "--db"):
+        assert option in result.stdout
+
+
+def test_default_binds_loopback_only_and_serves_page_and_api(tmp_path: Path) -> None:
+    if not Path("/proc/net/tcp").exists():
+        pytest.skip("needs /proc/net/tcp (Linux) to see which address the server listens on")
+    server = start_server(tmp_path, "--no-models")
+    try:
+        port = int(server.url.rsplit(":", 1)[1])
+        assert _listening_addresses(port) == {"0100007F"}  # 127.0.0.1, nothing else
+        page = httpx.get(server.url + "/", timeout=10)
+        assert page.status_code == 200 and "capture=\"environment\"" in page.text
+        health = httpx.get(server.url + "/api/health", timeout=10).json()
+        assert health["models_loaded"] is False and health["https"] is False
+        created = httpx.post(server.url + "/api/matches", json={"players": ["Ana", "Ben"]}, timeout=10)
+        assert created.status_code == 201
+    finally:
+        stop_server(server)
+    assert (tmp_path / "live.db").exists()  # --db PATH
+    log = server.log.read_text()
+    assert "127.0.0.1" in log and "--host 0.0.0.0" in log  # it tells how to let a phone in
+
+
+def test_https_serves_with_a_self_signed_certificate(tmp_path: Path) -> None:
+    server = start_server(tmp_path, "--https", "--no-models", "--cert-dir", str(tmp_path / "cert"), scheme="https")
+    try:
+        assert server.url.startswith("https://")
+        assert httpx.get(server.url + "/api/health", verify=False, timeout=10).json()["https"] is True
+        with pytest.raises(httpx.ConnectError):
+            httpx.get(server.url + "/api/health", timeout=10)  # self-signed: not trusted by default
+    finally:
+        stop_server(server)
+
+
+def test_certificate_names_and_reuse(tmp_path: Path) -> None:
+    from cryptography import x509
+
+    cert_path, key_path = ensure_certificate(tmp_path, hosts=["192.0.2.7", "table.local"])
+    cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
+    names = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    dns = names.get_values_for_type(x509.DNSName)
+    ips = [str(a) for a in names.get_values_for_type(x509.IPAddress)]
+    assert "localhost" in dns and "table.local" in dns
+    assert "127.0.0.1" in ips and "192.0.2.7" in ips
+    assert key_path.stat().st_mode & 0o077 == 0  # the key is private
+    before = cert_path.read_bytes()
+    ensure_certificate(tmp_path)
+    assert cert_path.read_bytes() == before  # still valid: reused, so the phone's exception holds
+
+
+def test_db_path_from_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fastapi.testclient import TestClient
+
+    import app as app_module
+
+    monkeypatch.setenv("RUMMIKUB_DB", str(tmp_path / "env.db"))
+    with TestClient(app_module.create_app(app_module.Settings(load_models=False))) as c:
+        assert c.post("/api/dice/sheets", json={"players": ["Ana"]}).status_code == 201
+    assert (tmp_path / "env.db").exists()
