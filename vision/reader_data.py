@@ -203,3 +203,34 @@ def photometric(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)[:, :, None]
         img = cv2.addWeighted(img, 0.6, np.repeat(grey, 3, axis=2), 0.4, 0)
     return img
+
+
+def load_dice_samples(folder: Path, rng: np.random.Generator, max_images: int | None = None,
+                      side_share: float = 0.35) -> list[Sample]:
+    """Samples from rendered dice scenes (``datasets.synth_dice`` output: images/ and dice/*.json).
+
+    Every die's TOP face is a sample read like a tile (same heads, same crop). Visible side faces
+    of at least ``side_share`` of a top face's area become "none" samples: a box on a side face
+    must never be read as the die's top face (RULES.md section 8 scores the faces that show up).
+    """
+    from referee.tiles import parse_tile
+
+    samples: list[Sample] = []
+    labels = sorted((folder / "dice").glob("*.json"))
+    if max_images is not None:
+        labels = labels[:max_images]
+    for label in labels:
+        data = json.loads(label.read_text())
+        image = cv2.imread(str(folder / "images" / data["image"]))
+        if image is None or not data["dice"]:
+            continue
+        tops = [(parse_tile(d["code"]), np.array(d["polygon"], dtype=np.float32), np.array(d["up"], dtype=np.float32))
+                for d in data["dice"]]
+        samples += samples_from_photo(image, tops, rng, "dice")
+        top_area = float(np.median([cv2.contourArea(p) for _, p, _ in tops]))
+        for side in data.get("side_faces", []):
+            if side["area"] < side_share * top_area:
+                continue  # a sliver seen edge-on: no detector mistakes it for a top face
+            patch, ppoly = _extract(image, np.array(side["polygon"], dtype=np.float32))
+            samples.append(Sample(patch, ppoly, NONE_CLASS, -1, np.full(2, np.nan, dtype=np.float32), "dice-side"))
+    return samples
