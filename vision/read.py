@@ -1,8 +1,12 @@
-"""Read a photo from the shell: ``python -m vision.read PHOTO [--json] [--overlay OUT.png]``.
+"""Read a photo from the shell: ``python -m vision.read PHOTO [--json] [--overlay OUT.png] [--dice]``.
 
 With ``--json`` it prints one JSON object (the contract in DESIGN.md); without, a readable
 summary. Exit codes: 0 read (even when sets are illegal: that is the answer), 2 bad input
-(missing, damaged or oversized photo), 3 models missing.
+(missing, damaged or oversized photo), 3 models missing, 4 (``--dice`` only) the photo does not
+show exactly nine dice (the reading is printed all the same).
+
+``--dice`` reads a Rummikub Dice roll instead (``vision.dice``): the nine top faces with boxes and
+confidences, the referee's best arrangement and score, and doubts.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--overlay", metavar="OUT.png", help="also draw the reading on the photo into this file")
     parser.add_argument("--rack", action="store_true", help="the photo shows a player's rack")
     parser.add_argument("--rules", default="classic", help="rule set: classic or xp (tile counts for decoding)")
+    parser.add_argument("--dice", action="store_true", help="the photo shows a Rummikub Dice roll: read the nine top faces")
     args = parser.parse_args(argv)
 
     from referee.ruleset import RuleSet, RuleSetError
@@ -64,6 +69,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {path}: {exc}", file=sys.stderr)
         return 2
     decode_ms = (time.perf_counter() - t0) * 1000
+    if args.dice:
+        from vision.dice import run_cli
+
+        return run_cli(image, decode_ms, args.json, args.overlay)
     try:
         from vision.pipeline import load_reader
 
