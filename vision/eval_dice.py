@@ -1,0 +1,237 @@
+"""Measure the dice reader on rendered scenes: ``python -m vision.eval_dice [--data data/dice/test]``.
+
+Figures (held-out synthetic test split by default, see datasets/cards/dice.md for how it differs
+from training):
+
+* detection precision / recall of top faces (IoU >= 0.5 with the top face's box), and how many
+  boxes landed on a visible SIDE face and were reported (a side face must never be scored);
+* per-die read accuracy: labelled dice found AND read right / labelled dice (a missed die counts
+  as wrong);
+* all-nine-correct: photos of nine dice where exactly nine were reported, all right;
+* count check: photos with fewer than nine dice that got the "not nine dice" message;
+* time per photo, warm (models loaded, one warm-up photo), from the decoded image to the
+  arrangement; median and 90th percentile.
+
+``--write-cards`` writes the figures into models/dice_detector.json, models/dice_reader.json and
+the block between the eval markers of datasets/cards/dice.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections import Counter
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+CARD = ROOT / "datasets" / "cards" / "dice.md"
+MARK_START = "<!-- eval:start -->"
+MARK_END = "<!-- eval:end -->"
+
+__all__ = ["evaluate_dice", "match_boxes", "main"]
+
+
+def _box(polygon: list[list[float]]) -> np.ndarray:
+    p = np.asarray(polygon, dtype=np.float32)
+    return np.array([*p.min(axis=0), *p.max(axis=0)], dtype=np.float32)
+
+
+def _iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if len(a) == 0 or len(b) == 0:
+        return np.zeros((len(a), len(b)), np.float32)
+    ix1 = np.maximum(a[:, None, 0], b[None, :, 0])
+    iy1 = np.maximum(a[:, None, 1], b[None, :, 1])
+    ix2 = np.minimum(a[:, None, 2], b[None, :, 2])
+    iy2 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = np.clip(ix2 - ix1, 0, None) * np.clip(iy2 - iy1, 0, None)
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    return inter / (area_a[:, None] + area_b[None, :] - inter + 1e-9)
+
+
+def match_boxes(truth: np.ndarray, found: np.ndarray, min_iou: float = 0.5) -> list[tuple[int, int]]:
+    """Greedy one-to-one matching by IoU: pairs (truth index, found index) with IoU >= ``min_iou``."""
+    iou = _iou_matrix(truth, found)
+    pairs: list[tuple[int, int]] = []
+    used_t: set[int] = set()
+    used_f: set[int] = set()
+    for flat in np.argsort(-iou, axis=None):
+        t, f = np.unravel_index(flat, iou.shape)
+        if iou[t, f] < min_iou:
+            break
+        if t in used_t or f in used_f:
+            continue
+        pairs.append((int(t), int(f)))
+        used_t.add(int(t))
+        used_f.add(int(f))
+    return pairs
+
+
+def evaluate_dice(folder: Path, model: Any, limit: int | None = None, progress: bool = True) -> dict[str, Any]:
+    """Run ``model.read_dice`` on every labelled photo of ``folder`` (images/ + dice/*.json)."""
+    from tqdm import tqdm
+
+    labels = sorted((folder / "dice").glob("*.json"))
+    if limit is not None:
+        labels = labels[:limit]
+    if not labels:
+        raise SystemExit(f"no labelled dice photos in {folder / 'dice'}: render them with python -m datasets.synth_dice")
+    warm = cv2.imread(str(folder / "images" / json.loads(labels[0].read_text())["image"]))
+    model.read_dice(warm)  # warm-up: first runs allocate
+    tp = fp = fn = side_as_top = 0
+    dice_total = dice_right = 0
+    nine_photos = nine_right = 0
+    few_photos = few_flagged = 0
+    times: list[float] = []
+    confusions: Counter[tuple[str, str]] = Counter()
+    by_group: dict[str, list[int]] = {}
+    failures: list[dict[str, Any]] = []
+    for label in tqdm(labels, desc="dice eval", disable=not progress, mininterval=5):
+        data = json.loads(label.read_text())
+        image = cv2.imread(str(folder / "images" / data["image"]))
+        t0 = time.perf_counter()
+        reading = model.read_dice(image)
+        times.append((time.perf_counter() - t0) * 1000)
+        truth = [d["code"] for d in data["dice"]]
+        t_boxes = np.array([_box(d["polygon"]) for d in data["dice"]], np.float32).reshape(-1, 4)
+        f_boxes = np.array([f.box_xyxy for f in reading.faces], np.float32).reshape(-1, 4)
+        pairs = match_boxes(t_boxes, f_boxes)
+        matched_f = {f for _, f in pairs}
+        tp += len(pairs)
+        fn += len(truth) - len(pairs)
+        unmatched = [i for i in range(len(f_boxes)) if i not in matched_f]
+        fp += len(unmatched)
+        if unmatched and data.get("side_faces"):
+            s_boxes = np.array([_box(s["polygon"]) for s in data["side_faces"]], np.float32)
+            iou = _iou_matrix(f_boxes[unmatched], s_boxes)
+            side_as_top += int((iou.max(axis=1) >= 0.5).sum())
+        right = 0
+        for t, f in pairs:
+            got = reading.faces[f].code
+            if got == truth[t]:
+                right += 1
+            else:
+                confusions[(truth[t], got)] += 1
+        for t in set(range(len(truth))) - {t for t, _ in pairs}:
+            confusions[(truth[t], "missed")] += 1
+        dice_total += len(truth)
+        dice_right += right
+        group = f"{data.get('scene', '?')}/{data.get('background', '?')}"
+        g = by_group.setdefault(group, [0, 0])
+        g[0] += len(truth)
+        g[1] += right
+        if len(truth) == 9:
+            nine_photos += 1
+            ok = reading.ok and right == 9 and not unmatched
+            nine_right += int(ok)
+            if not ok:
+                failures.append({"image": data["image"], "truth": truth,
+                                 "read": [f.code for f in reading.faces], "message": reading.message})
+        else:
+            few_photos += 1
+            few_flagged += int(reading.message is not None and len(reading.faces) == len(truth))
+    t = np.array(times)
+    return {
+        "data": str(folder), "photos": len(labels), "dice": dice_total, "date": date.today().isoformat(),
+        "detection": {"precision": tp / max(tp + fp, 1), "recall": tp / max(tp + fn, 1), "tp": tp, "fp": fp, "fn": fn,
+                      "side_face_reported": side_as_top},
+        "per_die_read_accuracy": dice_right / max(dice_total, 1),
+        "all_nine_correct": nine_right / max(nine_photos, 1), "nine_dice_photos": nine_photos,
+        "fewer_than_nine_flagged": few_flagged / max(few_photos, 1) if few_photos else None,
+        "fewer_than_nine_photos": few_photos,
+        "ms_per_photo": {"median": float(np.median(t)), "p90": float(np.percentile(t, 90)), "max": float(t.max())},
+        "by_scene_background": {k: {"dice": v[0], "read_accuracy": v[1] / max(v[0], 1)} for k, v in sorted(by_group.items())},
+        "confusions": [{"truth": a, "read": b, "count": n} for (a, b), n in confusions.most_common(15)],
+        "failed_photos": failures[:20],
+        "image_size": f"{warm.shape[1]}x{warm.shape[0]} and similar (about 1 MP rendered photos)",
+    }
+
+
+def _card_block(r: dict[str, Any], reader: str) -> str:
+    d = r["detection"]
+    ms = r["ms_per_photo"]
+    few = r["fewer_than_nine_flagged"]
+    lines = [
+        MARK_START,
+        f"Measured {r['date']} with `python -m vision.eval_dice --data {r['data']}` "
+        f"(reader: `{reader}`), {r['photos']} photos, {r['dice']} dice:",
+        "",
+        "| figure | value |",
+        "|---|---|",
+        f"| per-die read accuracy (missed dice count as wrong) | {r['per_die_read_accuracy']:.4f} |",
+        f"| all nine correct ({r['nine_dice_photos']} photos of nine dice) | {r['all_nine_correct']:.4f} |",
+        f"| detection precision / recall (IoU >= 0.5) | {d['precision']:.4f} / {d['recall']:.4f} |",
+        f"| side faces reported as dice | {d['side_face_reported']} |",
+        f"| photos with fewer dice given the count message | "
+        + (f"{few:.4f} of {r['fewer_than_nine_photos']}" if few is not None else "none in this split") + " |",
+        f"| time per photo, warm, 2-core CPU (median / p90) | {ms['median']:.0f} ms / {ms['p90']:.0f} ms |",
+        "",
+        "Read accuracy by scene and background: "
+        + ", ".join(f"{k} {v['read_accuracy']:.3f} ({v['dice']})" for k, v in r["by_scene_background"].items()) + ".",
+    ]
+    if r["confusions"]:
+        lines += ["", "Most frequent errors (truth -> read): "
+                  + ", ".join(f"{c['truth']}->{c['read']} x{c['count']}" for c in r["confusions"][:10]) + "."]
+    lines.append(MARK_END)
+    return "\n".join(lines)
+
+
+def write_cards(result: dict[str, Any], models_dir: Path, reader: str) -> None:
+    """Put the figures into the model cards and the data set card."""
+    summary = {k: result[k] for k in ("data", "photos", "dice", "date", "detection", "per_die_read_accuracy",
+                                       "all_nine_correct", "fewer_than_nine_flagged", "ms_per_photo")}
+    summary["reader"] = reader
+    for name in ("dice_detector", Path(reader).stem):
+        card_path = models_dir / f"{name}.json"
+        card = json.loads(card_path.read_text()) if card_path.exists() else {"model": name}
+        card["test"] = summary
+        card_path.write_text(json.dumps(card, indent=2) + "\n")
+    if CARD.exists():
+        text = CARD.read_text()
+        block = _card_block(result, reader)
+        if MARK_START in text and MARK_END in text:
+            text = re.sub(re.escape(MARK_START) + ".*?" + re.escape(MARK_END), lambda _m: block, text, flags=re.S)
+        else:
+            text = text.rstrip() + "\n\n" + block + "\n"
+        CARD.write_text(text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.eval_dice", description="Measure the dice reader on rendered scenes.")
+    parser.add_argument("--data", default=str(ROOT / "data" / "dice" / "test"), help="a split folder of datasets.synth_dice")
+    parser.add_argument("--models", default=str(ROOT / "models"), help="folder with dice_detector.onnx and the reader")
+    parser.add_argument("--reader", default="dice_reader.onnx", help="reader file in --models (tile_reader.onnx to try the tile reader)")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N photos")
+    parser.add_argument("--out", default=None, help="also write the full result as JSON here")
+    parser.add_argument("--write-cards", action="store_true", help="write the figures into the model cards and datasets/cards/dice.md")
+    args = parser.parse_args(argv)
+
+    from vision.detect import ModelMissingError
+    from vision.dice import DiceModel
+
+    try:
+        model = DiceModel(args.models, reader_file=args.reader)
+    except ModelMissingError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 3
+    result = evaluate_dice(Path(args.data), model, args.limit)
+    shown = {k: v for k, v in result.items() if k not in ("failed_photos", "by_scene_background")}
+    print(json.dumps(shown, indent=2))
+    if args.out:
+        Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    if args.write_cards:
+        write_cards(result, Path(args.models), args.reader)
+        print(f"figures written to {args.models}/dice_detector.json, the reader's card and {CARD}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
