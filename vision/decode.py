@@ -65,6 +65,7 @@ MAX_OPTIONS = 12
 ALTERNATIVES_SHOWN = 3
 """Readings listed per tile (the reader's own first)."""
 _SHOWN_FLOOR = 0.01
+_TILES: tuple[Tile, ...] = tuple(Tile.from_index(i) for i in range(N_CODES))  # index -> Tile, built once
 _FLIP_DOT = -0.5  # up vectors this opposed (cos 120 deg) point "the other way"
 
 
@@ -120,7 +121,8 @@ def build_reading(
     t1 = time.perf_counter()
 
     probs = _normalised(det.probs)
-    reader_top = [int(row.argmax()) if row.sum() > 0 else -1 for row in probs]
+    readable = probs.sum(axis=1) > 0
+    reader_top = np.where(readable, probs.argmax(axis=1), -1).tolist()
     shown = [_top_readings(row) for row in probs]
     flipped = _orientation_flips(probs, det.up_xy, [list(s) for s in layout.sets] + [list(r) for r in layout.rack_rows])
     for i in flipped:
@@ -152,7 +154,7 @@ def build_reading(
         up = det.up_xy[i]
         tiles.append(
             ReadTile(
-                tile=Tile.from_index(chosen[i]) if chosen[i] >= 0 else None,
+                tile=_TILES[chosen[i]] if chosen[i] >= 0 else None,
                 box_xyxy=tuple(float(v) for v in det.boxes_xyxy[i]),  # type: ignore[arg-type]
                 confidence=float(det.probs[i, chosen[i]] / max(float(det.probs[i].sum()), 1e-12)) if chosen[i] >= 0 else 0.0,
                 set=set_of.get(i),
@@ -213,7 +215,7 @@ def _top_readings(row: np.ndarray) -> tuple[tuple[str, float], ...]:
         return ()
     order = np.argsort(-row, kind="stable")[:ALTERNATIVES_SHOWN]
     return tuple(
-        (Tile.from_index(int(k)).code, float(row[k])) for j, k in enumerate(order) if j == 0 or row[k] >= _SHOWN_FLOOR
+        (_TILES[int(k)].code, float(row[k])) for j, k in enumerate(order) if j == 0 or row[k] >= _SHOWN_FLOOR
     )
 
 
@@ -268,7 +270,7 @@ def _orientation_flips(probs: np.ndarray, up_xy: np.ndarray, groups: list[list[i
 
 
 def _tiles_of(codes: tuple[int, ...]) -> tuple[Tile, ...]:
-    return tuple(Tile.from_index(c) for c in codes)
+    return tuple(_TILES[c] for c in codes)
 
 
 def _set_unit(indices: tuple[int, ...], candidates: list[list[tuple[int, float]]]) -> _Unit:
@@ -325,21 +327,28 @@ def _limit(code: int, rules: RuleSet) -> int:
     return rules.jokers if code == JOKER.index else rules.copies
 
 
-def _excess(counts: np.ndarray, rules: RuleSet) -> int:
-    limits = np.full(N_CODES, rules.copies)
-    limits[JOKER.index] = rules.jokers
-    return int(np.clip(counts - limits, 0, None).sum())
-
-
 def _enforce_counts(units: list[_Unit], rules: RuleSet) -> set[int]:
     """Switch options, one unit at a time, until no tile is read more often than the game has it
     (RULES.md section 1) or no switch helps. Returns the codes still in excess."""
-    counts = np.zeros(N_CODES, dtype=np.int64)
+    counts = [0] * N_CODES
     for unit in units:
         for code in unit.chosen.codes:
             if code >= 0:
                 counts[code] += 1
-    over = _excess(counts, rules)
+    limits = [_limit(code, rules) for code in range(N_CODES)]
+    over = sum(max(0, c - lim) for c, lim in zip(counts, limits))
+
+    def change(old: tuple[int, ...], new: tuple[int, ...]) -> int:
+        """How the total excess changes when a unit's codes go from ``old`` to ``new``."""
+        delta: dict[int, int] = {}
+        for code in old:
+            if code >= 0:
+                delta[code] = delta.get(code, 0) - 1
+        for code in new:
+            if code >= 0:
+                delta[code] = delta.get(code, 0) + 1
+        return sum(max(0, counts[c] + d - limits[c]) - max(0, counts[c] - limits[c]) for c, d in delta.items() if d)
+
     for _step in range(4 * len(units) + 8):
         if over == 0:
             break
@@ -349,14 +358,7 @@ def _enforce_counts(units: list[_Unit], rules: RuleSet) -> set[int]:
             for k, opt in enumerate(unit.options):
                 if k == unit.current:
                     continue
-                trial = counts.copy()
-                for code in cur.codes:
-                    if code >= 0:
-                        trial[code] -= 1
-                for code in opt.codes:
-                    if code >= 0:
-                        trial[code] += 1
-                new_over = _excess(trial, rules)
+                new_over = over + change(cur.codes, opt.codes)
                 if new_over >= over:
                     continue
                 key = (new_over, int(cur.valid) - int(opt.valid), cur.logp - opt.logp)
@@ -366,6 +368,7 @@ def _enforce_counts(units: list[_Unit], rules: RuleSet) -> set[int]:
             break
         _, u, k = best
         unit = units[u]
+        over = best[0][0]
         for code in unit.chosen.codes:
             if code >= 0:
                 counts[code] -= 1
@@ -374,8 +377,6 @@ def _enforce_counts(units: list[_Unit], rules: RuleSet) -> set[int]:
         for code in unit.chosen.codes:
             if code >= 0:
                 counts[code] += 1
-        over = _excess(counts, rules)
-    limits = {code: _limit(code, rules) for code in range(N_CODES)}
     return {code for code in range(N_CODES) if counts[code] > limits[code]}
 
 
@@ -385,25 +386,25 @@ def _enforce_counts(units: list[_Unit], rules: RuleSet) -> set[int]:
 def _verdict(spatial: list[int], chosen: list[int]) -> ReadSet:
     """The set in the referee's order with ``check_set``'s verdict."""
     if any(chosen[i] < 0 for i in spatial):
-        codes = tuple(Tile.from_index(chosen[i]).code if chosen[i] >= 0 else UNREADABLE for i in spatial)
-        face = sum(Tile.from_index(chosen[i]).number or 0 for i in spatial if chosen[i] >= 0)
+        codes = tuple(_TILES[chosen[i]].code if chosen[i] >= 0 else UNREADABLE for i in spatial)
+        face = sum(_TILES[chosen[i]].number or 0 for i in spatial if chosen[i] >= 0)
         return ReadSet(
             tuple(spatial), codes, None, False, face,
             _("A tile of this set could not be read: check it and correct it by hand."), "unreadable",
         )
-    tiles = [Tile.from_index(chosen[i]) for i in spatial]
+    tiles = [_TILES[chosen[i]] for i in spatial]
     verdict = check_set(tuple(tiles))
     order = list(spatial)
     if verdict.valid:
         if verdict.reading is not None and verdict.reading.reversed:
             order.reverse()  # a run photographed right to left: the referee reads it low to high
-            verdict = check_set(tuple(Tile.from_index(chosen[i]) for i in order))
+            verdict = check_set(tuple(_TILES[chosen[i]] for i in order))
     elif _descending(tiles):
         order.reverse()  # an illegal run is still shown in the direction its numbers mostly rise
-        verdict = check_set(tuple(Tile.from_index(chosen[i]) for i in order))
+        verdict = check_set(tuple(_TILES[chosen[i]] for i in order))
     return ReadSet(
         indices=tuple(order),
-        codes=tuple(Tile.from_index(chosen[i]).code for i in order),
+        codes=tuple(_TILES[chosen[i]].code for i in order),
         kind=verdict.kind.value if verdict.kind is not None else None,
         valid=verdict.valid,
         points=verdict.points,
@@ -440,8 +441,8 @@ def _doubts(
             out.append(Doubt(i, UNREADABLE, alternatives, "unreadable",
                              _("Tile {number} could not be read: check it and correct it by hand.").format(number=number)))
             continue
-        code = Tile.from_index(chosen[i]).code
-        first = Tile.from_index(reader_top[i]).code
+        code = _TILES[chosen[i]].code
+        first = _TILES[reader_top[i]].code
         if chosen[i] in excess:
             count = sum(1 for c in chosen if c == chosen[i])
             message = _("{tile} is read {count} times, but the game has only {copies}: one of them is misread.")

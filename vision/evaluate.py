@@ -197,12 +197,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--limit", type=int, default=None, help="evaluate only the first N images")
     parser.add_argument("--rules", default="classic")
+    parser.add_argument("--models", type=Path, default=None, help="folder with tile_detector.onnx and tile_reader.onnx (default models/)")
     args = parser.parse_args(argv)
     from referee.ruleset import RuleSet
+    from vision.pipeline import load_reader
+
+    reader = load_reader(args.models)
 
     results = {}
     for folder in args.folders:
-        report = evaluate(folder, rules=RuleSet.preset(args.rules), limit=args.limit)
+        report = evaluate(folder, reader=reader, rules=RuleSet.preset(args.rules), limit=args.limit)
         name = f"{folder.parent.name}/{folder.name}"
         png = args.confusion if args.confusion and len(args.folders) == 1 else args.out / f"{folder.parent.name}_{folder.name}_confusion.png"
         save_confusion(report, png, name)

@@ -32,7 +32,9 @@ Chains of one tile are loose tiles. The order of a set here is spatial; the refe
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from statistics import median
 
 import numpy as np
 
@@ -164,8 +166,8 @@ class _Chains:
     def __init__(self, n: int, centres: np.ndarray, max_bend_deg: float) -> None:
         self.parent = list(range(n))
         self.links: list[list[int]] = [[] for _ in range(n)]
-        self.centres = centres
-        self.cos_bend = float(np.cos(np.radians(max_bend_deg)))
+        self.centres: list[tuple[float, float]] = [(float(x), float(y)) for x, y in centres]
+        self.cos_bend = math.cos(math.radians(max_bend_deg))
 
     def find(self, i: int) -> int:
         while self.parent[i] != i:
@@ -179,10 +181,9 @@ class _Chains:
             return True
         if len(self.links[i]) >= 2:
             return False
-        k = self.links[i][0]
-        a = self.centres[k] - self.centres[i]
-        b = self.centres[j] - self.centres[i]
-        cos = float(a @ b) / (float(np.linalg.norm(a) * np.linalg.norm(b)) + 1e-9)
+        (xi, yi), (xk, yk), (xj, yj) = self.centres[i], self.centres[self.links[i][0]], self.centres[j]
+        ax, ay, bx, by = xk - xi, yk - yi, xj - xi, yj - yi
+        cos = (ax * bx + ay * by) / (math.hypot(ax, ay) * math.hypot(bx, by) + 1e-9)
         return cos <= -self.cos_bend
 
     def try_link(self, i: int, j: int) -> bool:
@@ -216,8 +217,8 @@ def _split_on_gaps(path: list[int], spacing: np.ndarray) -> list[list[int]]:
     """Cut a chain where a spacing (in tile widths) is clearly wider than the chain's usual one."""
     if len(path) < 3:
         return [path]
-    gaps = np.array([spacing[path[k], path[k + 1]] for k in range(len(path) - 1)])
-    typical = float(np.median(gaps))
+    gaps = [float(spacing[path[k], path[k + 1]]) for k in range(len(path) - 1)]
+    typical = median(gaps)
     cuts = [k for k, g in enumerate(gaps) if g > max(SPLIT_MIN, SPLIT_FACTOR * typical)]
     if not cuts:
         return [path]
@@ -297,12 +298,12 @@ class _RowStats:
     gaps: tuple[float, ...]
 
 
-def _row_stats(row: list[int], boxes: np.ndarray, widths: np.ndarray) -> _RowStats:
-    b = boxes[row]
-    gaps = tuple(float(b[k + 1, 0] - b[k, 2]) for k in range(len(row) - 1))
+def _row_stats(row: list[int], boxes: list[list[float]], widths: list[float]) -> _RowStats:
+    b = [boxes[i] for i in row]
+    gaps = tuple(b[k + 1][0] - b[k][2] for k in range(len(row) - 1))
     return _RowStats(
-        float(np.median(b[:, 3] - b[:, 1])), float(np.median(widths[row])), float(np.median(b[:, 1])),
-        float(np.median(b[:, 3])), float(b[:, 0].min()), float(b[:, 2].max()), gaps,
+        median(r[3] - r[1] for r in b), median(widths[i] for i in row), median(r[1] for r in b),
+        median(r[3] for r in b), min(r[0] for r in b), max(r[2] for r in b), gaps,
     )
 
 
@@ -310,7 +311,8 @@ def _find_racks(centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray) -> l
     """Pairs of stacked ledge rows (a rack's two ledges); each rack is [top row, bottom row]."""
     rows = _ledge_rows(centres, boxes, widths)
     rows.sort(key=lambda r: float(np.mean(centres[r, 1])))
-    stats = [_row_stats(r, boxes, widths) for r in rows]
+    box_list, width_list = boxes.tolist(), widths.tolist()
+    stats = [_row_stats(r, box_list, width_list) for r in rows]
     bh = boxes[:, 3] - boxes[:, 1]
     racks: list[list[list[int]]] = []
     taken: set[int] = set()
@@ -330,7 +332,7 @@ def _find_racks(centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray) -> l
             span = (max(top.right, bottom.right) - min(top.left, bottom.left)) / w
             gaps = top.gaps + bottom.gaps
             wide_gap = any(g > RACK_WIDE_GAP * w for g in gaps)
-            spaced = bool(gaps) and float(np.median(gaps)) >= RACK_SPACED_GAP * w
+            spaced = bool(gaps) and median(gaps) >= RACK_SPACED_GAP * w
             if span >= RACK_MIN_SPAN or wide_gap or spaced:
                 racks.append([list(rows[a]), list(rows[b])])
                 taken.update((a, b))
@@ -430,9 +432,10 @@ def _twins(boxes: np.ndarray) -> list[int]:
     area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
     iou = inter / np.maximum(area[:, None] + area[None, :] - inter, 1e-9)
     twin_of = [-1] * n
-    for i in range(n):
-        for j in range(i):
-            if twin_of[j] < 0 and iou[i, j] >= TWIN_IOU:
+    close = np.tril(iou >= TWIN_IOU, -1)
+    for i in np.flatnonzero(close.any(axis=1)).tolist():  # only the rare rows with a twin
+        for j in np.flatnonzero(close[i]).tolist():
+            if twin_of[j] < 0:
                 twin_of[i] = j
                 break
     return twin_of
