@@ -424,11 +424,17 @@ def draw_dice_overlay(image_bgr: np.ndarray, reading: DiceReading) -> np.ndarray
         cv2.rectangle(img, (x1, y1), (x2, y2), (0, 0, 0), thick + 2, cv2.LINE_AA)
         cv2.rectangle(img, (x1, y1), (x2, y2), colour, thick, cv2.LINE_AA)
         letter = f.code[0] if f.tile is not None else "?"
-        label = f"{i + 1}: {f.code}" + ("?" if i in doubtful else "")
-        _text(img, label, (x1, y1 - thick * 2), scale, _INK.get(letter, (0, 0, 0)), thick=max(1, thick - 1))
+        label = f.code + ("?" if i in doubtful else "")
+        # Dice lie side by side: the reading's badge is as wide as its die at most, so
+        # neighbours' badges do not cover each other; the die's number (used by the doubts) sits below.
+        (tw, _th), _b = cv2.getTextSize(label, cv2.FONT_HERSHEY_DUPLEX, scale, max(1, thick - 1))
+        fit = min(scale, scale * (x2 - x1) * 1.05 / max(tw, 1))
+        _text(img, label, (x1, y1 - thick * 2), max(fit, 0.35), _INK.get(letter, (0, 0, 0)), thick=max(1, thick - 1))
+        (nw, nh), _b = cv2.getTextSize(str(i + 1), cv2.FONT_HERSHEY_DUPLEX, fit * 0.6, 1)
+        _text(img, str(i + 1), (x1, y2 + nh + thick * 3), max(fit * 0.6, 0.3), (0, 0, 0), thick=1)
     if reading.arrangement is not None:
         arr = reading.arrangement
-        banner = f"Score {arr.score}"
+        banner = _("Score {score}").format(score=arr.score)
         if arr.bonus:
             banner += f" ({arr.bonus.replace('_', ' ')})"
         parts = [" ".join(t.code for t in s.faces) for s in arr.sets]

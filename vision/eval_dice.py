@@ -210,15 +210,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", default=str(ROOT / "models"), help="folder with dice_detector.onnx and the reader")
     parser.add_argument("--reader", default="dice_reader.onnx", help="reader file in --models (tile_reader.onnx to try the tile reader)")
     parser.add_argument("--limit", type=int, default=None, help="only the first N photos")
+    parser.add_argument("--min-score", type=float, default=None, help="override the detector threshold (tune on val, not test)")
+    parser.add_argument("--max-none", type=float, default=None, help="override the reader's not-a-top-face threshold")
     parser.add_argument("--out", default=None, help="also write the full result as JSON here")
     parser.add_argument("--write-cards", action="store_true", help="write the figures into the model cards and datasets/cards/dice.md")
     args = parser.parse_args(argv)
 
-    from vision.detect import ModelMissingError
-    from vision.dice import DiceModel
+    from dataclasses import replace
 
+    from vision.detect import ModelMissingError
+    from vision.dice import DiceModel, DiceSettings
+
+    settings = DiceSettings()
+    if args.min_score is not None:
+        settings = replace(settings, detector=replace(settings.detector, min_score=args.min_score))
+    if args.max_none is not None:
+        settings = replace(settings, detector=replace(settings.detector, max_none=args.max_none))
     try:
-        model = DiceModel(args.models, reader_file=args.reader)
+        model = DiceModel(args.models, settings=settings, reader_file=args.reader)
     except ModelMissingError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 3
