@@ -394,16 +394,21 @@ class _Programme:
         (colour, n) is worth the tiles a break there would move; a kept place in an old group
         is worth 1."""
         self.adjw = [[[0] for _n in range(15)] for _c in range(4)]
+        self.startw = [[[0] for _n in range(15)] for _c in range(4)]
         self.grpw = [[0] * 15 for _c in range(4)]
         if not old_sets:
             return
         joints: list[list[list[int]]] = [[[] for _n in range(15)] for _c in range(4)]
+        starts: list[list[list[int]]] = [[[] for _n in range(15)] for _c in range(4)]
         for s in old_sets:
             shape = _shape(s)
             if shape is None:
                 continue
             kind, c, lo, hi = shape
             if kind == "run":
+                # A run starting where an old run starts keeps that run apart (joining two old
+                # runs into one moves the tiles of one of them).
+                starts[c][lo].append(hi - lo + 1)
                 for n in range(lo + 1, hi + 1):
                     joints[c][n].append(min(n - lo, hi - n + 1))
             else:
@@ -412,11 +417,11 @@ class _Programme:
                         self.grpw[tile.colour.index][tile.number] += 1  # type: ignore[index]
         for c in range(4):
             for n in range(1, 14):
-                ws = sorted(joints[c][n], reverse=True)
-                acc = [0]
-                for w in ws:
-                    acc.append(acc[-1] + w)
-                self.adjw[c][n] = acc
+                for src, dst in ((joints, self.adjw), (starts, self.startw)):
+                    acc = [0]
+                    for w in sorted(src[c][n], reverse=True):
+                        acc.append(acc[-1] + w)
+                    dst[c][n] = acc
 
     def _options(self, c: int, n: int, sid: int, jrem: int) -> list[tuple[int, int, int, int, int, tuple[Any, ...]]]:
         key = (c, n, sid, jrem)
@@ -427,13 +432,16 @@ class _Programme:
         raw = _colour_options(_IDS.states[sid], t, r, jrem, self.jstart[c][n] and jrem > 0, self.jmax, self.lean)
         adj = self.adjw[c][n]
         top = len(adj) - 1
+        sw = self.startw[c][n]
+        stop = len(sw) - 1
         grp = self.grpw[c][n]
         pts = self.objective == "points"
         out = []
         for new, g, jr, u, cont, detail in raw:
             placed = u - t
             primary, other = (placed * n, placed) if pts else (placed, placed * n)
-            proxy = adj[min(cont, top)] + min(grp, g)
+            # A run that goes on through an old start can be split there afterwards.
+            proxy = adj[min(cont, top)] + min(grp, g) + sw[min(detail[0] + detail[5] + detail[6], stop)]
             score = (primary << _P_SHIFT) + (proxy << _X_SHIFT) + other
             out.append((_IDS.id(new), g, jr, score, (u + jr) * n, detail))
         self._opt_cache[key] = out
@@ -676,7 +684,34 @@ def _build_sets(prog: _Programme, plan: _Plan, old_sets: list[list[Tile]] | None
     for c in range(4):
         for r in open_runs[c]:
             done.append(r.tiles)
-    return done
+    # The programme never ends a run and starts another of its colour at one number (one
+    # longer run does the same); split such runs again where an old run started, so that the
+    # old runs stay apart.
+    out: list[list[Tile]] = []
+    for tiles in done:
+        out.extend(_split_at_old_starts(tiles, old_runs))
+    return out
+
+
+def _split_at_old_starts(tiles: list[Tile], old_runs: dict[int, list[tuple[int, int, int]]]) -> list[list[Tile]]:
+    bounds = _run_bounds(tiles)
+    numbered = [t for t in tiles if t.colour is not None]
+    if bounds is None or len({t.number for t in numbered}) != len(numbered) or len(tiles) < 6:
+        return [tiles]
+    c = numbered[0].colour.index  # type: ignore[union-attr]
+    lo = bounds[0]
+    cuts = sorted({start - lo for _i, start, _hi in old_runs.get(c, ()) if 3 <= start - lo <= len(tiles) - 3})
+    pieces: list[list[Tile]] = []
+    begin = 0
+    for cut in cuts:
+        piece = tiles[begin:cut]
+        if len(piece) >= 3 and len(tiles) - cut >= 3 and any(not t.is_joker for t in piece) and any(
+            not t.is_joker for t in tiles[cut:]
+        ):
+            pieces.append(piece)
+            begin = cut
+    pieces.append(tiles[begin:])
+    return pieces
 
 
 def _groups_at(n: int, pool: list[int], jokers: int, old: list[tuple[int, frozenset[int], int]], lean: bool) -> list[list[Tile]]:

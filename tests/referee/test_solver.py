@@ -1,0 +1,377 @@
+"""Best-move solver: exactness on the benchmark positions, validity of every answer, opening
+rules, jokers (RULES.md sections 2, 4, 5), XP, steps that really transform the table, bad input."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from referee.ruleset import RuleSet
+from referee.solver import Move, SolverError, arrange, best_move
+from referee.tiles import JOKER, Colour, Tile, TileError, parse_table, parse_tiles
+
+POSITIONS = Path(__file__).resolve().parents[3] / "shared" / "bench" / "solver_positions.json"
+COLOURS = (Colour.BLACK, Colour.BLUE, Colour.ORANGE, Colour.RED)
+
+
+def _positions() -> list[dict]:
+    if not POSITIONS.exists():
+        return []
+    return json.loads(POSITIONS.read_text(encoding="utf-8"))["positions"]
+
+
+ALL = _positions()
+# A spread sample for the default run: every fifth position, so every size class is in it.
+SAMPLE = ALL[::5]
+needs_positions = pytest.mark.skipif(not ALL, reason=f"benchmark positions not found at {POSITIONS}")
+
+
+# ------------------------------------------------------------------------------------------
+# An independent validity check (not the solver's tables): can a multiset be one valid set?
+
+
+def _is_set_multiset(tiles: list[Tile]) -> bool:
+    """RULES.md section 2, on a multiset: a group (3-4, one number, distinct colours) or a run
+    (3-13, one colour, distinct numbers that fit 1-13 with the jokers filling gaps/ends)."""
+    numbered = [t for t in tiles if not t.is_joker]
+    if len(tiles) < 3 or not numbered:
+        return False
+    numbers = [t.number for t in numbered]
+    colours = [t.colour for t in numbered]
+    if len(set(numbers)) == 1 and len(set(colours)) == len(colours) and len(tiles) <= 4:
+        return True
+    if len(set(colours)) == 1 and len(set(numbers)) == len(numbers) and len(tiles) <= 13:
+        return max(numbers) - min(numbers) + 1 <= len(tiles)
+    return False
+
+
+def _check_with_sets_module(tiles: tuple[Tile, ...]) -> bool:
+    from referee.sets import check_set
+
+    return check_set(list(tiles)).valid
+
+
+def _assert_valid_move(move: Move, table: list[Tile], rack: list[Tile]) -> None:
+    for s in move.sets:
+        assert _is_set_multiset(list(s)), s
+        assert _check_with_sets_module(s), s  # in the order laid
+    new = Counter(t for s in move.sets for t in s)
+    placed = Counter(move.placed)
+    assert new == Counter(table) + placed, "tiles not conserved"
+    assert not placed - Counter(rack), "placed tiles not on the rack"
+    assert move.count == len(move.placed) >= 1
+    assert len(move.sets) == len(move.set_numbers) == len(set(move.set_numbers))
+
+
+_MOVE = re.compile(r"^move (.+) from set (\d+) to set (\d+)$")
+_ADD = re.compile(r"^add (.+) from the rack to set (\d+)$")
+
+
+def _apply_steps(old: list[list[Tile]], move: Move) -> dict[int, Counter[Tile]]:
+    """Carry out the steps by hand on the old table."""
+    table = {i + 1: Counter(s) for i, s in enumerate(old)}
+    for step in move.steps:
+        if m := _MOVE.match(step):
+            tiles, src, dst = Counter(parse_tiles(m[1])), int(m[2]), int(m[3])
+            assert not tiles - table[src], f"{step}: tiles not in set {src}"
+            table[src] -= tiles
+            table.setdefault(dst, Counter()).update(tiles)
+        elif m := _ADD.match(step):
+            table.setdefault(int(m[2]), Counter()).update(parse_tiles(m[1]))
+        else:
+            raise AssertionError(f"unexpected step: {step}")
+    return {k: v for k, v in table.items() if +v}
+
+
+def _assert_steps_transform(old: list[list[Tile]], move: Move) -> None:
+    after = _apply_steps(old, move)
+    expected = {n: Counter(s) for n, s in zip(move.set_numbers, move.sets)}
+    assert after == expected
+    moved = sum(1 for step in move.steps if step.startswith("move ")) and sum(
+        len(parse_tiles(_MOVE.match(s)[1])) for s in move.steps if _MOVE.match(s)  # type: ignore[index]
+    )
+    assert moved == len(move.moved)
+
+
+def _solve_position(p: dict) -> None:
+    table = parse_table(p["table_melds"])
+    rack = parse_tiles(p["rack"])
+    move = best_move(table, rack)
+    assert (move.count if move else 0) == p["optimum_tiles"], p.get("note", p["id"])
+    if move:
+        _assert_valid_move(move, [t for s in table for t in s], rack)
+        _assert_steps_transform(table, move)
+
+
+@needs_positions
+@pytest.mark.parametrize("position", SAMPLE, ids=[p["id"] for p in SAMPLE])
+def test_benchmark_sample_optimum(position: dict) -> None:
+    _solve_position(position)
+
+
+@pytest.mark.slow
+@needs_positions
+@pytest.mark.parametrize("position", ALL, ids=[p["id"] for p in ALL])
+def test_benchmark_all_optimum(position: dict) -> None:
+    _solve_position(position)
+
+
+# ------------------------------------------------------------------------------------------
+# Hand-made positions (after the opening)
+
+
+@pytest.mark.parametrize(
+    ("table", "rack", "count"),
+    [
+        ("R1 R2 R3 | K5 B5 O5", "R4 J", 2),
+        ("", "R5 B5 K5 J", 4),  # a joker in a group of 4
+        ("", "R1 R2 R3 J J", 5),  # jokers at the end of a run, two jokers in one set
+        ("R5 B5 K5 J", "O5", 0),  # the group is full and the joker may not be left loose
+        ("R3 R4 R5 R6 J", "K9 B9", 2),  # a table joker moves to a new set
+        ("J R2 R3 R4 R5 R6 J", "K1", 1),  # both table jokers make K1 J J
+        ("K12 K13 J", "", 0),
+        ("R1 R2 R3", "K9", 0),
+        ("R11 R12 R13", "J", 1),  # J R11 R12 R13: a joker before a run that ends at 13
+        ("K1 K2 K3 K4 K5 K6 K7", "B4 O4", 2),  # split a run to free K4
+    ],
+)
+def test_hand_positions(table: str, rack: str, count: int) -> None:
+    old = parse_table(table)
+    move = best_move(old, parse_tiles(rack))
+    assert (move.count if move else 0) == count
+    if move:
+        _assert_valid_move(move, [t for s in old for t in s], parse_tiles(rack))
+        _assert_steps_transform(old, move)
+
+
+def test_least_disturbance_extends_instead_of_rebuilding() -> None:
+    old = parse_table("R1 R2 R3 | R4 R5 R6 | K5 B5 O5")
+    move = best_move(old, parse_tiles("R7 R5"))
+    assert move is not None and move.count == 2
+    assert move.moved == ()
+    assert sorted(move.steps) == ["add R5 from the rack to set 3", "add R7 from the rack to set 2"]
+
+
+def test_split_reports_moved_tiles_and_steps() -> None:
+    old = parse_table("K1 K2 K3 K4 K5 K6 K7")
+    move = best_move(old, parse_tiles("B4 O4"))
+    assert move is not None and move.count == 2
+    # K4 goes to the new group and one end of the run to a new run: 4 tiles change set.
+    assert len(move.moved) == 4 and Tile.parse("K4") in move.moved
+    _assert_steps_transform(old, move)
+
+
+def test_bare_multiset_table() -> None:
+    table = parse_tiles("R3 R1 R2 K5 O5 B5")
+    move = best_move(table, parse_tiles("R4 R5"))
+    assert move is not None and move.count == 2
+    assert move.moved == ()
+    _assert_valid_move(move, table, parse_tiles("R4 R5"))
+
+
+def test_strings_are_read_as_notation() -> None:
+    move = best_move("R1 R2 R3 | K5 B5 O5", "R4")
+    assert move is not None and move.placed == (Tile.parse("R4"),)
+
+
+def test_to_dict_and_describe() -> None:
+    move = best_move(parse_table("R1 R2 R3 | K5 B5 O5"), parse_tiles("R4 K9"))
+    assert move is not None
+    data = move.to_dict()
+    assert {"count", "points", "placed", "sets", "steps"} <= set(data)
+    assert data["count"] == 1 and data["points"] == 4 and data["placed"] == ["R4"]
+    assert data["sets"][0] == ["R1", "R2", "R3", "R4"]
+    assert data["steps"] == ["add R4 from the rack to set 1"]
+    json.dumps(data)
+    text = move.describe()
+    assert "R4" in text and "set 1" in text
+
+
+def test_points_objective_prefers_value() -> None:
+    move = best_move([], parse_tiles("K11 K12 K13 B13 O13"), objective="points")
+    assert move is not None and move.points == 39
+    assert sorted(move.placed) == sorted(parse_tiles("K13 B13 O13"))
+    # A joker counts as the tile it stands for: J R12 R13 is R11 R12 R13.
+    move = best_move([], parse_tiles("R12 R13 J"), objective="points")
+    assert move is not None and move.points == 36
+
+
+# ------------------------------------------------------------------------------------------
+# Before the opening (RULES.md section 4)
+
+
+def test_opening_reaches_the_minimum_from_the_rack_only() -> None:
+    old = parse_table("R1 R2 R3")
+    move = best_move(old, parse_tiles("R4 K10 B10 O10"), opened=False)
+    assert move is not None and move.opening
+    assert move.placed == tuple(sorted(parse_tiles("K10 B10 O10")))
+    assert move.points == 30 and move.moved == ()
+    assert move.sets[0] == tuple(old[0])  # table untouched
+    assert best_move(old, parse_tiles("R4 K9 B9 O9"), opened=False) is None  # 27 < 30
+
+
+def test_opening_minimum_variant() -> None:
+    rack = parse_tiles("K10 B10 O10 R11 R12 R13")
+    assert best_move([], rack, opened=False).count == 6  # type: ignore[union-attr]
+    rules = RuleSet.classic(opening_minimum=70)
+    move = best_move([], rack, rules=rules, opened=False)
+    assert move is not None and move.points == 66 + 0 or move is None
+    assert best_move([], rack, rules=RuleSet.classic(opening_minimum=67), opened=False) is None
+
+
+def test_opening_joker_variant() -> None:
+    rack = parse_tiles("R10 R11 J K2")
+    move = best_move([], rack, opened=False)
+    assert move is not None and move.points == 33 and JOKER in move.placed
+    assert best_move([], rack, rules=RuleSet.classic(jokers_in_opening=False), opened=False) is None
+
+
+# ------------------------------------------------------------------------------------------
+# XP and bad input
+
+
+def test_xp_three_copies_and_four_jokers() -> None:
+    xp = RuleSet.xp()
+    old = parse_table("R5 R6 R7 | R5 R6 R7")
+    move = best_move(old, parse_tiles("R5 R6 R7 J J"), rules=xp)
+    assert move is not None and move.count == 5
+    _assert_valid_move(move, [t for s in old for t in s], parse_tiles("R5 R6 R7 J J"))
+    with pytest.raises(SolverError, match="R5"):
+        best_move(old, parse_tiles("R5 R6 R7"))  # classic has 2 of each
+    assert arrange(parse_tiles("J J J K1"), rules=xp) is not None
+    with pytest.raises(SolverError, match="jokers"):
+        arrange(parse_tiles("J J J K1"))
+
+
+@pytest.mark.parametrize(
+    ("table", "rack", "error", "match"),
+    [
+        ("R1 R2 R3 | R1 R2 R3", "R1", SolverError, "R1 appears 3 times"),
+        ("J", "J J", SolverError, "3 jokers"),
+        ("R1 R2 R3", "R14", TileError, "R14"),
+        ("R1 R2 Q3", "R4", TileError, "Q3"),
+    ],
+)
+def test_bad_input(table: str, rack: str, error: type[Exception], match: str) -> None:
+    with pytest.raises(error, match=match):
+        best_move(table, rack)
+
+
+def test_bad_objective_and_objects() -> None:
+    with pytest.raises(SolverError, match="objective"):
+        best_move([], parse_tiles("R1"), objective="fun")
+    with pytest.raises(SolverError, match="not a tile"):
+        best_move([], [42])  # type: ignore[list-item]
+
+
+def test_arrange() -> None:
+    sets = arrange(parse_tiles("R1 R2 R3 R4 J K4 B4"))
+    assert sets is not None and Counter(t for s in sets for t in s) == Counter(parse_tiles("R1 R2 R3 R4 J K4 B4"))
+    assert all(_is_set_multiset(s) for s in sets)
+    assert arrange(parse_tiles("R1 R2")) is None
+    assert arrange(parse_tiles("J J")) is None
+    assert arrange([]) == []
+
+
+# ------------------------------------------------------------------------------------------
+# Seeded random invariants, and a brute force on tiny positions
+
+
+def _random_table(rng: random.Random, box: Counter[Tile], sets: int) -> list[list[Tile]]:
+    table = []
+    for _ in range(sets):
+        if rng.random() < 0.5:
+            c, lo, size = rng.choice(COLOURS), rng.randint(1, 11), rng.randint(3, 5)
+            s = [Tile(c, n) for n in range(lo, min(13, lo + size - 1) + 1)]
+        else:
+            n = rng.randint(1, 13)
+            s = [Tile(c, n) for c in rng.sample(COLOURS, rng.choice((3, 4)))]
+        if box[JOKER] and rng.random() < 0.2:
+            s[rng.randrange(len(s))] = JOKER
+        need = Counter(s)
+        if not need - box:
+            box.subtract(need)
+            table.append(s)
+    return table
+
+
+def _box(rules: RuleSet) -> Counter[Tile]:
+    box = Counter({Tile(c, n): rules.copies for c in COLOURS for n in range(1, 14)})
+    box[JOKER] = rules.jokers
+    return box
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_random_positions_keep_invariants(seed: int) -> None:
+    rng = random.Random(seed)
+    rules = RuleSet.xp() if seed % 5 == 4 else RuleSet.classic()
+    box = _box(rules)
+    old = _random_table(rng, box, rng.randint(0, 8))
+    rack = rng.sample(list(box.elements()), rng.randint(1, 10))
+    table_tiles = [t for s in old for t in s]
+    tiles_move = best_move(old, rack, rules=rules)
+    points_move = best_move(old, rack, rules=rules, objective="points")
+    assert (tiles_move is None) == (points_move is None)
+    if tiles_move is not None and points_move is not None:
+        _assert_valid_move(tiles_move, table_tiles, rack)
+        _assert_valid_move(points_move, table_tiles, rack)
+        _assert_steps_transform(old, tiles_move)
+        assert points_move.points >= tiles_move.points
+        assert points_move.count <= tiles_move.count
+        # The same position given as a bare multiset lays as many tiles.
+        bare = best_move(table_tiles, rack, rules=rules)
+        assert bare is not None and bare.count == tiles_move.count
+    opening = best_move(old, rack, rules=rules, opened=False)
+    if opening is not None:
+        assert opening.points >= rules.opening_minimum
+        assert opening.sets[: len(old)] == tuple(tuple(s) for s in old)
+        assert all(_is_set_multiset(list(s)) for s in opening.sets[len(old):])
+
+
+def _partitionable(tiles: Counter[Tile]) -> bool:
+    """Brute force: can the multiset be split into valid sets (independent of the solver)?"""
+    if not +tiles:
+        return True
+    first = min((t for t in tiles.elements() if not t.is_joker), default=None)
+    if first is None:
+        return False  # only jokers left: not a set
+    rest = list((tiles - Counter([first])).elements())
+    seen = set()
+    for size in range(2, min(len(rest), 12) + 1):
+        for combo in itertools.combinations(sorted(rest), size):
+            if combo in seen:
+                continue
+            seen.add(combo)
+            s = [first, *combo]
+            if _is_set_multiset(s) and _partitionable(tiles - Counter(s)):
+                return True
+    return False
+
+
+def _brute_best(table: list[Tile], rack: list[Tile]) -> int:
+    for k in range(len(rack), 0, -1):
+        for subset in set(itertools.combinations(sorted(rack), k)):
+            if _partitionable(Counter(table) + Counter(subset)):
+                return k
+    return 0
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_tiny_positions_match_brute_force(seed: int) -> None:
+    rng = random.Random(1000 + seed)
+    box = _box(RuleSet.classic())
+    old = _random_table(rng, box, rng.randint(0, 2))
+    # Racks drawn near the table's tiles, so that something can usually be laid.
+    near = [t for t in box.elements() if t.is_joker or any(
+        u.colour == t.colour and abs((u.number or 0) - (t.number or 0)) <= 2 or u.number == t.number
+        for s in old for u in s if not u.is_joker)] or list(box.elements())
+    rack = rng.sample(near, min(len(near), rng.randint(2, 5)))
+    table_tiles = [t for s in old for t in s]
+    move = best_move(old, rack)
+    assert (move.count if move else 0) == _brute_best(table_tiles, rack)
