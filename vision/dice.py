@@ -450,12 +450,13 @@ def draw_dice_overlay(image_bgr: np.ndarray, reading: DiceReading) -> np.ndarray
 # --------------------------------------------------------------------------- command line
 
 def _summary(data: dict[str, Any]) -> str:
-    lines = [f"{data['count']} dice read in {data['timing_ms'].get('total', 0):.0f} ms: "
-             + " ".join(f["tile"] for f in data["faces"])]
+    lines = [_("{count} dice read in {ms} ms: {faces}").format(
+        count=data["count"], ms=f"{data['timing_ms'].get('total', 0):.0f}", faces=" ".join(f["tile"] for f in data["faces"])
+    )]
     if data.get("summary"):
         lines.append(data["summary"])
     for d in data.get("doubts", []):
-        lines.append(f"  doubt: {d['message']}")
+        lines.append("  " + _("doubt: {message}").format(message=d["message"]))
     return "\n".join(lines)
 
 
@@ -473,19 +474,19 @@ def run_cli(image_bgr: np.ndarray, decode_ms: float, as_json: bool, overlay: str
     try:
         model = load_dice_model()
     except ModelMissingError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(_("error: {message}").format(message=exc), file=sys.stderr)
         return 3
     reading = model.read_dice(image_bgr)
     reading.timing_ms["decode"] = round(decode_ms, 1)
     data = reading.to_dict()
     if overlay:
         if not cv2.imwrite(overlay, draw_dice_overlay(image_bgr, reading)):
-            print(f"error: cannot write {overlay}", file=sys.stderr)
+            print(_("error: {message}").format(message=_("cannot write {path}").format(path=overlay)), file=sys.stderr)
             return 2
     print(json.dumps(data, ensure_ascii=False) if as_json else _summary(data))
     if overlay and not as_json:
-        print(f"overlay written to {overlay}")
+        print(_("overlay written to {path}").format(path=overlay))
     if not reading.ok:
-        print(f"error: {reading.message}", file=sys.stderr)
+        print(_("error: {message}").format(message=reading.message), file=sys.stderr)
         return 4
     return 0

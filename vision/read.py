@@ -5,6 +5,9 @@ summary. Exit codes: 0 read (even when sets are illegal: that is the answer), 2 
 (missing, damaged or oversized photo), 3 models missing, 4 (``--dice`` only) the photo does not
 show exactly nine dice (the reading is printed all the same).
 
+``--lang`` (en, zh_Hans, zh_Hant, ja, es, or a tag such as zh-TW; default: the POSIX locale) sets
+the language of the summary, the error lines and the sentences in the JSON (doubts, problems).
+
 ``--dice`` reads a Rummikub Dice roll instead (``vision.dice``): the nine top faces with boxes and
 confidences, the referee's best arrangement and score, and doubts.
 """
@@ -17,24 +20,36 @@ import sys
 import time
 from pathlib import Path
 
+from referee.i18n import LANGUAGES, _, language_from_locale, language_from_tag, use_language
+
 
 def _summary(data: dict) -> str:
     lines = []
     tiles = data.get("tiles", [])
-    lines.append(f"{len(tiles)} tiles read in {data.get('timing_ms', {}).get('total', 0):.0f} ms")
+    ms = f"{data.get('timing_ms', {}).get('total', 0):.0f}"
+    lines.append(_("{count} tiles read in {ms} ms").format(count=len(tiles), ms=ms))
     for i, s in enumerate(data.get("sets", [])):
-        verdict = "valid " + str(s.get("kind")) if s.get("valid") else "INVALID"
-        extra = "" if s.get("valid") else f" - {s.get('problem') or ''}"
-        lines.append(f"  set {i + 1}: {' '.join(s['tiles'])}  ({verdict}, {s.get('points', 0)} points){extra}")
+        points = s.get("points", 0)
+        if s.get("valid"):
+            verdict = (_("valid run, {points} points") if s.get("kind") == "run" else _("valid group, {points} points"))
+            verdict = verdict.format(points=points)
+        else:
+            verdict = _("not valid: {problem}").format(problem=s.get("problem") or "")
+        lines.append("  " + _("set {number}: {tiles}").format(number=i + 1, tiles=" ".join(s["tiles"])) + f"  ({verdict})")
     loose = data.get("loose") or []
     if loose:
-        lines.append("  loose: " + " ".join(tiles[i]["tile"] for i in loose))
+        lines.append("  " + _("Loose: {tiles}").format(tiles=" ".join(tiles[i]["tile"] for i in loose)))
     rack = data.get("rack") or []
     if rack:
-        lines.append("  rack: " + " ".join(tiles[i]["tile"] for i in rack) + f"  ({data.get('rack_points', 0)} points)")
+        rack_tiles = " ".join(tiles[i]["tile"] for i in rack)
+        lines.append("  " + _("rack: {tiles} ({points} points)").format(tiles=rack_tiles, points=data.get("rack_points", 0)))
     for d in data.get("doubts", []):
-        lines.append(f"  doubt: {d.get('message') or d}")
+        lines.append("  " + _("doubt: {message}").format(message=d.get("message") or d))
     return "\n".join(lines)
+
+
+def _error(message: object) -> None:
+    print(_("error: {message}").format(message=message), file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,7 +60,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rack", action="store_true", help="the photo shows a player's rack")
     parser.add_argument("--rules", default="classic", help="rule set: classic or xp (tile counts for decoding)")
     parser.add_argument("--dice", action="store_true", help="the photo shows a Rummikub Dice roll: read the nine top faces")
+    parser.add_argument(
+        "--lang", metavar="LANG", help=f"language of the sentences: {', '.join(LANGUAGES)} (default: the locale)"
+    )
     args = parser.parse_args(argv)
+    if args.lang is not None and language_from_tag(args.lang) is None:
+        parser.error(f"unknown language {args.lang!r}: choose one of {', '.join(LANGUAGES)}")
+    with use_language(args.lang or language_from_locale()):
+        return _read(args)
+
+
+def _read(args: argparse.Namespace) -> int:
+    # Runs inside use_language(): summary, errors and the JSON's sentences share one language.
 
     from referee.ruleset import RuleSet, RuleSetError
     from vision.detect import ModelMissingError
@@ -54,19 +80,19 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rules = RuleSet.preset(args.rules)
     except RuleSetError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        _error(exc)
         return 2
     path = Path(args.photo)
     try:
         data = path.read_bytes()
     except OSError as exc:
-        print(f"error: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
+        _error(_("cannot read {path}: {error}").format(path=path, error=exc.strerror or exc))
         return 2
     t0 = time.perf_counter()
     try:
         image = decode_image(data)
     except ImageError as exc:
-        print(f"error: {path}: {exc}", file=sys.stderr)
+        _error(f"{path}: {exc}")
         return 2
     decode_ms = (time.perf_counter() - t0) * 1000
     if args.dice:
@@ -78,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
 
         reader = load_reader()
     except ModelMissingError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        _error(exc)
         return 3
     reading = reader.read_table(image, rules, mode="rack" if args.rack else "table")
     reading.timing_ms["decode"] = round(decode_ms, 1)
@@ -89,14 +115,14 @@ def main(argv: list[str] | None = None) -> int:
         from vision.overlay import draw_overlay
 
         if not cv2.imwrite(args.overlay, draw_overlay(image, reading)):
-            print(f"error: cannot write {args.overlay}", file=sys.stderr)
+            _error(_("cannot write {path}").format(path=args.overlay))
             return 2
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
     else:
         print(_summary(out))
         if args.overlay:
-            print(f"overlay written to {args.overlay}")
+            print(_("overlay written to {path}").format(path=args.overlay))
     return 0
 
 
