@@ -18,8 +18,8 @@ import numpy as np
 from referee.tiles import Tile
 from vision.reader_net import JOKER_CLASS, NONE_CLASS
 
-PATCH_DIAG = 100.0  # tiles are rescaled so that their box diagonal is about this many pixels
-PATCH_SIDE = 256
+PATCH_DIAG = 80.0  # tiles are rescaled so that their box diagonal is about this many pixels
+PATCH_SIDE = 192  # room to rotate the tile and still cut a loose box around it
 
 
 @dataclass
@@ -166,7 +166,7 @@ def augment(sample: Sample, rng: np.random.Generator, size: int, strong: bool = 
     x2, y2 = poly.max(axis=0)
     if strong:  # a detector's box is rarely exact
         bw, bh = x2 - x1, y2 - y1
-        jit = rng.normal(0, 0.05, size=4) * np.array([bw, bh, bw, bh])
+        jit = rng.normal(0, 0.08, size=4) * np.array([bw, bh, bw, bh])
         x1, y1, x2, y2 = x1 + jit[0], y1 + jit[1], x2 + jit[2], y2 + jit[3]
     crop = crop_square(patch, (float(x1), float(y1), float(x2), float(y2)), size)
     if strong:

@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     rd.add_argument("--dice-images", type=int, default=700, help="use at most this many rendered dice photos (memory)")
     rd.add_argument("--synthetic", default=str(WORK / "synthetic"), help="folder of rendered scenes")
     rd.add_argument("--synthetic-images", type=int, default=None, help="use at most this many rendered images")
-    rd.add_argument("--real-weight", type=int, default=2, help="repeat real samples this many times")
+    rd.add_argument("--real-share", type=float, default=0.4, help="share of each batch drawn from real photos")
     rd.add_argument("--size", type=int, default=64, help="crop side in pixels")
     rd.add_argument("--width", type=int, default=24, help="channels of the first layer")
     rd.add_argument("--epochs", type=int, default=30)

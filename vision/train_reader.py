@@ -79,16 +79,21 @@ def train_reader(args) -> None:
     rng = np.random.default_rng(args.seed)
     started = time.time()
     sources = args.data.split(",")
-    train: list[Sample] = []
+    pools: list[list[Sample]] = []
+    weights: list[float] = []
     if "real" in sources:
-        train += load_real_samples("train", rng) * args.real_weight
+        pools.append(load_real_samples("train", rng))
+        weights.append(args.real_share if len(sources) > 1 else 1.0)
     if "synthetic" in sources:
-        train += load_synthetic_samples(Path(args.synthetic) / "train", rng, args.synthetic_images)
+        pools.append(load_synthetic_samples(Path(args.synthetic) / "train", rng, args.synthetic_images))
+        weights.append(1.0 - args.real_share if len(sources) > 1 else 1.0)
+    train = [s for pool in pools for s in pool]
+    offsets = np.cumsum([0] + [len(p) for p in pools])
     val_real = load_real_samples("valid", np.random.default_rng(1))
     val_syn = []
     if "synthetic" in sources and (Path(args.synthetic) / "val").is_dir():
         val_syn = load_synthetic_samples(Path(args.synthetic) / "val", np.random.default_rng(1), 60)
-    print(f"reader data: {len(train)} training samples ({', '.join(sources)}), {len(val_real)} real validation samples"
+    print(f"reader data: {' + '.join(str(len(p)) for p in pools)} training samples ({', '.join(sources)}), {len(val_real)} real validation samples"
           f", {len(val_syn)} synthetic validation samples; loaded in {time.time() - started:.0f} s", flush=True)
 
     net = ReaderNet(width=args.width)
@@ -108,7 +113,9 @@ def train_reader(args) -> None:
         bar = tqdm(range(steps_per_epoch), desc=f"reader epoch {epoch + 1}/{args.epochs}", file=sys.stdout, mininterval=5)
         losses = []
         for _ in bar:
-            idx = rng.integers(0, len(train), size=args.batch)
+            # each sample comes from a source with the source's share, then uniformly within it
+            source = rng.choice(len(pools), size=args.batch, p=np.array(weights) / sum(weights))
+            idx = np.array([offsets[k] + rng.integers(len(pools[k])) for k in source])
             x, num, col, up = _batch(train, idx, rng, args.size, strong=True)
             pn, pc, pu = net(x)
             loss = ce_num(pn, num) + ce_col(pc, col)
