@@ -191,7 +191,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="where the self-signed certificate is kept (default: beside the database)")
     parser.add_argument("--db", type=Path, default=None, help="SQLite score-sheet file (default $RUMMIKUB_DB or "
                                                                "the user's data folder)")
-    parser.add_argument("--models", type=Path, default=None, help="folder with the tile models (default models/)")
+    parser.add_argument("--models", type=Path, default=None,
+                        help="folder with the tile models (default $RUMMIKUB_MODELS or models/)")
     parser.add_argument("--no-models", action="store_true", help="start without the tile models (typed tiles only)")
     parser.add_argument("--workers", type=int, default=Settings().workers, help="photos read at the same time")
     args = parser.parse_args(argv)
@@ -203,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     db_path = (args.db or default_db_path()).expanduser()
-    settings = Settings(db_path=db_path, models_dir=args.models, load_models=not args.no_models,
+    settings = Settings(db_path=db_path, models_dir=args.models or Settings().models_dir, load_models=not args.no_models,
                         workers=max(1, args.workers), https=args.https)
     ssl: dict[str, str] = {}
     scheme = "http"

@@ -7,6 +7,7 @@ worker pool (:meth:`webapp.runtime.Runtime.run`), never on the event loop.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Literal
 
 import numpy as np
@@ -370,16 +371,28 @@ async def turn_check_photos(
     read_before = await _photo(rt, before, rule_set, "table")
     read_after = await _photo(rt, after, rule_set, "table")
     read_rack = await _photo(rt, rack, rule_set, "rack") if rack is not None and rack.filename else None
-    loose_after = [read_after["tiles"][i]["tile"] for i in read_after.get("loose", [])]
+    # A tile lying loose in both photos was not laid this turn (a set the layout could not join, or
+    # a tile left over from an earlier turn): leave it out of the count, and say so.
+    loose_before = Counter(read_before["tiles"][i]["tile"] for i in read_before.get("loose", []))
+    loose_after = Counter(read_after["tiles"][i]["tile"] for i in read_after.get("loose", []))
+    both = loose_before & loose_after
+    new_loose = loose_after - both
     body = TurnIn(
         before=read_before["table"],
         after=read_after["table"],
         rack_before=read_rack["rack_tiles"] if read_rack else None,
-        loose_after=" ".join(c for c in loose_after if c != "?"),
+        loose_after=" ".join(c for c in new_loose.elements() if c != "?"),
         opened=opened,
         rules=rules_in,
     )
-    return {"before": read_before, "after": read_after, "rack": read_rack, "verdict": turn_result(body)}
+    verdict = turn_result(body)
+    left_out = sum(both.values())
+    if left_out:
+        verdict["summary"] += " " + ngettext(
+            "{count} tile lies loose in both photos and was left out of the check.",
+            "{count} tiles lie loose in both photos and were left out of the check.", left_out,
+        ).format(count=left_out)
+    return {"before": read_before, "after": read_after, "rack": read_rack, "verdict": verdict}
 
 
 @router.post("/penalty", response_model=PenaltyVerdictOut, responses=ERRORS, summary="What running out of time costs")

@@ -36,8 +36,8 @@ class Settings:
 
     db_path: Path = field(default_factory=default_db_path)
     """The SQLite file with the score sheets."""
-    models_dir: Path | None = None
-    """Folder with the tile models; None = the shipped ``models/``."""
+    models_dir: Path | None = field(default_factory=lambda: _env_path("RUMMIKUB_MODELS"))
+    """Folder with the tile models (``--models`` or ``$RUMMIKUB_MODELS``); None = the shipped ``models/``."""
     load_models: bool = True
     """False starts without the tile models (typed tiles only), e.g. for quick tests."""
     max_upload_bytes: int = MAX_BYTES
@@ -76,6 +76,11 @@ async def off_loop(fn: Callable[..., T], *args: Any, executor: ThreadPoolExecuto
     context = contextvars.copy_context()  # run_in_executor alone would drop contextvars
     call = functools.partial(context.run, fn, *args, **kwargs)
     return await asyncio.get_running_loop().run_in_executor(executor, call)
+
+
+def _env_path(name: str) -> Path | None:
+    value = os.environ.get(name)
+    return Path(value).expanduser() if value else None
 
 
 def get_runtime(request: Request) -> Runtime:

@@ -225,7 +225,8 @@ function drawOverlay(slot) {
   reading.tiles.forEach((item, index) => {
     const [x1, y1, x2, y2] = item.box;
     const group = document.createElementNS(ns, "g");
-    group.setAttribute("class", `tilebox ${tileStatus(reading, index)}`);
+    const doubtful = (reading.doubts || []).some((d) => d.index === index);
+    group.setAttribute("class", `tilebox ${tileStatus(reading, index)}${doubtful ? " doubtful" : ""}`);
     group.setAttribute("data-index", index);
     group.setAttribute("role", "button");
     group.setAttribute("aria-label", item.tile);
@@ -266,8 +267,12 @@ function renderReading(slot) {
     if (rackCodes.length) parts.push(el("p", {}, el("strong", { text: t("rack_read") + ": " }), tiles(rackCodes)));
   }
   if (reading.doubts && reading.doubts.length) {
-    parts.push(el("div", { class: "doubts" }, el("strong", { text: t("doubts") }),
-      el("ul", {}, reading.doubts.map((d) => el("li", { text: d.message || JSON.stringify(d) })))));
+    // Each doubt opens the picker on its tile (dashed on the photo).
+    const items = reading.doubts.map((d) => el("li", {},
+      Number.isInteger(d.index) && reading.tiles[d.index]
+        ? el("button", { class: "link", onclick: () => openPicker(slot, d.index) }, d.message || d.tile)
+        : (d.message || JSON.stringify(d))));
+    parts.push(el("div", { class: "doubts" }, el("strong", { text: t("doubts") }), el("ul", {}, items)));
   }
   if (reading.tiles.length) parts.push(el("p", { class: "muted small", text: t("tap_to_fix") }));
   result.replaceChildren(...parts);
