@@ -8,9 +8,9 @@ so that a field the referee adds later reaches the page instead of breaking the 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 # -- shared ------------------------------------------------------------------------------------------
 
@@ -33,8 +33,13 @@ class ErrorOut(BaseModel):
     detail: str = Field(examples=["The photo is empty (0 bytes): take or choose the photo again."])
 
 
-Table = str | list[str]
+# Size caps: a whole XP game is 160 tiles (about 700 characters in notation); anything far larger
+# is not a Rummikub table, and must not cost the solver or the referee real time.
+Tiles = Annotated[str, StringConstraints(max_length=1000)]
+"""Tiles in notation: ``"R1 R2 J"``."""
+Table = Annotated[str, StringConstraints(max_length=2000)] | Annotated[list[Tiles], Field(max_length=160)]
 """A table: ``"R1 R2 R3 | K5 B5 O5"`` or ``["R1 R2 R3", "K5 B5 O5"]``."""
+Name = Annotated[str, StringConstraints(max_length=40)]
 
 
 class RulesIn(In):
@@ -183,7 +188,7 @@ class CorrectedTileIn(In):
     """A tile as the player confirmed it."""
 
     box: list[float] = Field(min_length=4, max_length=4, description="x1, y1, x2, y2 pixels.")
-    tile: str = Field(description='Code in notation; "" or "-" removes a box that is not a tile.')
+    tile: Annotated[str, StringConstraints(max_length=8)] = Field(description='Code in notation; "" or "-" removes a box that is not a tile.')
     up: list[float] | None = Field(None, min_length=2, max_length=2,
                                    description="The tile's up vector from the reading, if it had one.")
 
@@ -204,7 +209,7 @@ class TableCheckIn(In):
     """A table typed in notation."""
 
     table: Table = Field(examples=["R1 R2 R3 | K5 B5 O5"])
-    loose: str = ""
+    loose: Tiles = ""
     rules: RulesIn = RulesIn()
 
 
@@ -232,8 +237,8 @@ class TurnIn(In):
 
     before: Table
     after: Table
-    rack_before: str | None = None
-    loose_after: str = ""
+    rack_before: Tiles | None = None
+    loose_after: Tiles = ""
     opened: bool = Field(True, description="The player made the initial meld on an earlier turn.")
     drew: bool = False
     rules: RulesIn = RulesIn()
@@ -266,8 +271,8 @@ class TurnPhotosOut(BaseModel):
 class ScoreIn(In):
     """The racks at the end of a game; ``winner`` null means a stalemate (the pool ran out)."""
 
-    racks: dict[str, str] = Field(examples=[{"Ana": "", "Ben": "R1 R1 K11 J", "Chen": "B4 B5 O7 K2 R8"}])
-    winner: str | None = None
+    racks: dict[Name, Tiles] = Field(max_length=8, examples=[{"Ana": "", "Ben": "R1 R1 K11 J", "Chen": "B4 B5 O7 K2 R8"}])
+    winner: Name | None = None
     rules: RulesIn = RulesIn()
 
 
@@ -288,7 +293,7 @@ class SuggestIn(In):
     """The table and the player's rack: what is the best move?"""
 
     table: Table
-    rack: str
+    rack: Tiles
     opened: bool = True
     objective: Literal["tiles", "points"] = Field(
         "tiles", description="Lay as many tiles as possible, or as many points as possible."
@@ -315,7 +320,7 @@ class SuggestOut(Out):
 class DiceIn(In):
     """The nine dice of a Rummikub Dice roll, in notation (``"R1 R2 R3 K4 ..."``, ``J`` a joker)."""
 
-    faces: str = Field(examples=["R1 R2 R3 K5 B5 O5 J K9 B12"])
+    faces: Annotated[str, StringConstraints(max_length=200)] = Field(examples=["R1 R2 R3 K5 B5 O5 J K9 B12"])
 
 
 class DiceSetOut(Out):
@@ -368,7 +373,7 @@ class MatchIn(In):
     """A new match."""
 
     name: str = Field("", max_length=80)
-    players: list[str] = Field(min_length=1, max_length=8)
+    players: list[Name] = Field(min_length=1, max_length=8)
     rounds: int = Field(1, ge=1, le=20)
     rules: RulesIn = RulesIn()
 
@@ -376,8 +381,8 @@ class MatchIn(In):
 class GameIn(In):
     """A finished game: each player's rack (in notation) and the winner, or null for a stalemate."""
 
-    racks: dict[str, str]
-    winner: str | None = None
+    racks: dict[Name, Tiles] = Field(max_length=8)
+    winner: Name | None = None
     expected_number: int | None = Field(
         None, description="The game number the page thinks it is writing; a repeated submit is refused."
     )
@@ -386,9 +391,9 @@ class GameIn(In):
 class PenaltyIn(In):
     """Time ran out: what had the player done? (RULES.md section 6)"""
 
-    player: str | None = Field(None, description="The player, to log the penalty on a match sheet.")
-    laid: str = Field("", description="Rack tiles the player had already put on the table this turn.")
-    left_over: str = Field("", description="Table tiles that can no longer be put back where they were.")
+    player: Name | None = Field(None, description="The player, to log the penalty on a match sheet.")
+    laid: Tiles = Field("", description="Rack tiles the player had already put on the table this turn.")
+    left_over: Tiles = Field("", description="Table tiles that can no longer be put back where they were.")
     touched_table: bool = Field(False, description="The player had started moving table tiles.")
     rules: RulesIn = RulesIn()
 
@@ -483,15 +488,15 @@ class DiceSheetIn(In):
     """A new Rummikub Dice score sheet (1-8 players, 6 turns each in the standard game)."""
 
     name: str = Field("", max_length=80)
-    players: list[str] = Field(min_length=1, max_length=8)
+    players: list[Name] = Field(min_length=1, max_length=8)
     turns: int = Field(6, ge=1, le=30)
 
 
 class DiceTurnIn(In):
     """A dice turn to score: the player and the nine faces (the best arrangement is scored)."""
 
-    player: str
-    faces: str = Field(examples=["R1 R2 R3 K5 B5 O5 J K9 B12"])
+    player: Name
+    faces: Annotated[str, StringConstraints(max_length=200)] = Field(examples=["R1 R2 R3 K5 B5 O5 J K9 B12"])
 
 
 class DiceEntryOut(BaseModel):

@@ -252,3 +252,19 @@ def test_language_choice(query: str | None, header: str | None, expected: str) -
 def test_unknown_match_is_404(client: TestClient) -> None:
     r = client.get("/api/matches/999")
     assert r.status_code == 404 and "999" in r.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("route", "body"),
+    [
+        ("/api/table/check", {"table": "R1 " * 5000}),
+        ("/api/table/check", {"table": ["R1 R2 R3"] * 500}),
+        ("/api/suggest", {"table": "R1 R2 R3", "rack": "K1 " * 2000}),
+        ("/api/dice/best", {"faces": "R1 " * 500}),
+        ("/api/score", {"racks": {f"P{i}": "" for i in range(20)}, "winner": "P0"}),
+        ("/api/matches", {"players": ["x" * 200, "B"]}),
+    ],
+)
+def test_oversized_requests_are_refused_quickly(client: TestClient, route: str, body: dict) -> None:
+    r = client.post(route, json=body)
+    assert r.status_code == 422 and "at most" in r.json()["detail"]
