@@ -296,7 +296,16 @@ _PEND_SHIFT = 52
 _MAXG_SHIFT = 56
 _S_SHIFT = 60
 _KEEP_MASK = (1 << _PEND_SHIFT) - 1
+# _GROW[key >> _MAXG_SHIFT][g]: the group scratch bits after g more tiles go to groups.
+_GROW = [
+    [(max(f & 15, g) | ((f >> 4) + g) << 4) << _MAXG_SHIFT for g in range(9)] if (f >> 4) < 60 else []
+    for f in range(64 * 16)
+]
 _VJS_CLEAR = ~(((1 << (_PEND_SHIFT - _JS_SHIFT)) - 1) << _JS_SHIFT) & _KEEP_MASK
+
+
+class _OutOfBudget(Exception):
+    """The depth-first search gave up (the breadth-first programme takes over)."""
 
 
 @dataclass
@@ -363,6 +372,7 @@ class _Programme:
         self.junit = 13 if pts else 1
         self._proxy(old_sets)
         self._opt_cache: dict[tuple[int, int, int, int], list[tuple[int, int, int, int, int, tuple[Any, ...]]]] = {}
+        self._cells: dict[int, dict[int, list[tuple[int, int, int, tuple[Any, ...]]]]] = {}
 
     def _prefilter(self, t: list[list[int]], r: list[list[int]]) -> None:
         """Drop rack tiles that fit in no set at all, even with every tile and joker available:
@@ -423,6 +433,10 @@ class _Programme:
                         acc.append(acc[-1] + w)
                     dst[c][n] = acc
 
+    def _cell_options(self, c: int, n: int) -> dict[int, list[tuple[int, int, int, tuple[Any, ...]]]]:
+        """Per-cell cache for the joker-free hot loop: sid -> (shifted new sid, g, score, detail)."""
+        return self._cells.setdefault(c * 16 + n, {})
+
     def _options(self, c: int, n: int, sid: int, jrem: int) -> list[tuple[int, int, int, int, int, tuple[Any, ...]]]:
         key = (c, n, sid, jrem)
         got = self._opt_cache.get(key)
@@ -447,6 +461,89 @@ class _Programme:
         self._opt_cache[key] = out
         return out
 
+    def search_all(self, budget: int = 20000) -> _Plan | None:
+        """Lean mode: a plan laying every usable rack tile (the bound, so it is optimal),
+        found depth first, the options that keep the table as it lies tried first.
+
+        On a full table nearly every rack tile fits and a solution is found after a few hundred
+        steps, where the breadth-first programme would build every partial arrangement. None if
+        there is no such plan or the search took more than ``budget`` steps."""
+        assert self.lean
+        jcap = self.jtot
+        dead: set[tuple[int, int, int]] = set()
+        details: list[list[tuple[Any, ...]]] = [[() for _c in range(4)] for _n in range(13)]
+        group_jokers = [0] * 13
+        steps = [0]
+        full_cache: dict[tuple[int, int, int, int], list[tuple[int, int, int, int, int, tuple[Any, ...]]]] = {}
+
+        def options(c: int, n: int, sid: int, jrem: int) -> list[tuple[int, int, int, int, int, tuple[Any, ...]]]:
+            ck = (c, n, sid, jrem)
+            got = full_cache.get(ck)
+            if got is None:
+                want = self.r[c][n]  # every usable rack copy laid
+                got = [o for o in self._options(c, n, sid, jrem) if o[3] >> _P_SHIFT == want]
+                got.sort(key=lambda o: -o[3])
+                full_cache[ck] = got
+            return got
+
+        def rec(n: int, c: int, key: int, sc: int) -> int | None:
+            if c == 4:
+                pend = (key >> _PEND_SHIFT) & 15
+                maxg = (key >> _MAXG_SHIFT) & 15
+                tot = key >> _S_SHIFT
+                used = (key >> _JS_SHIFT) & 255
+                jg = _group_jokers(maxg, tot, 8, True)[0]
+                if used + pend + jg > jcap:
+                    return None
+                nk = (key & _VJS_CLEAR) | ((used + pend + jg) << _JS_SHIFT)
+                if n == 13:
+                    if any(code != 3 for cc in range(4) for code in _IDS.states[(nk >> (8 * cc)) & 255]):
+                        return None
+                    group_jokers[12] = jg
+                    return sc
+                if (n + 1, 0, nk) in dead:
+                    return None
+                got = rec(n + 1, 0, nk, sc)
+                if got is None:
+                    dead.add((n + 1, 0, nk))
+                else:
+                    group_jokers[n - 1] = jg
+                return got
+            sh = 8 * c
+            sid = (key >> sh) & 255
+            pend = (key >> _PEND_SHIFT) & 15
+            jrem = jcap - ((key >> _JS_SHIFT) & 255) - pend
+            basek = key & ~(255 << sh) & _KEEP_MASK
+            maxg = (key >> _MAXG_SHIFT) & 15
+            tot = key >> _S_SHIFT
+            for nsid, g, jrun, dsc, _dval, detail in options(c, n, sid, jrem):
+                steps[0] += 1
+                if steps[0] > budget:
+                    raise _OutOfBudget
+                nk = (
+                    basek
+                    | (nsid << sh)
+                    | ((pend + jrun) << _PEND_SHIFT)
+                    | ((g if g > maxg else maxg) << _MAXG_SHIFT)
+                    | ((tot + g) << _S_SHIFT)
+                )
+                if (n, c + 1, nk) in dead:
+                    continue
+                got = rec(n, c + 1, nk, sc + dsc)
+                if got is not None:
+                    details[n - 1][c] = detail
+                    return got
+                dead.add((n, c + 1, nk))
+            return None
+
+        try:
+            score = rec(1, 0, 0, 0)
+        except _OutOfBudget:
+            return None
+        if score is None:
+            return None
+        return _Plan(score + (self.jr << _P_SHIFT), details, group_jokers, [0] * 13)
+
     def solve(self, target: int, joker_cap: int | None = None) -> _Plan | None:
         """Best plan whose primary objective reaches ``target`` (None if there is none).
 
@@ -468,11 +565,32 @@ class _Programme:
             jrem_of = [max(0, min(joker_cap, jt) - js) for js in range(jt + 1)]
         cur: dict[int, int] = {0: 0}
         backs: list[dict[int, tuple[int, Any]]] = []
+        simple = not self.jtot and not minimum
         for n in range(1, 14):
             for c in range(4):
                 sh = 8 * c
                 nxt: dict[int, int] = {}
                 back: dict[int, tuple[int, Any]] = {}
+                clear = ~(255 << sh) & _KEEP_MASK
+                cell = self._cell_options(c, n)
+                if simple:
+                    # No jokers, no opening value: the hot loop of most positions.
+                    for key, sc in cur.items():
+                        sid = (key >> sh) & 255
+                        opts = cell.get(sid)
+                        if opts is None:
+                            opts = cell[sid] = [(o[0] << sh, o[1], o[3], o[5]) for o in self._options(c, n, sid, 0)]
+                        basek = key & clear
+                        row = _GROW[key >> _MAXG_SHIFT]
+                        for dk, g, dsc, detail in opts:
+                            nk = basek | dk | row[g]
+                            ns = sc + dsc
+                            if ns > nxt.get(nk, -1):
+                                nxt[nk] = ns
+                                back[nk] = (key, detail)
+                    backs.append(back)
+                    cur = nxt
+                    continue
                 for key, sc in cur.items():
                     sid = (key >> sh) & 255
                     pend = (key >> _PEND_SHIFT) & 15
@@ -480,17 +598,10 @@ class _Programme:
                     opts = self._options(c, n, sid, jrem)
                     if not opts:
                         continue
-                    basek = key & ~(255 << sh) & _KEEP_MASK
-                    maxg = (key >> _MAXG_SHIFT) & 15
-                    tot = key >> _S_SHIFT
+                    basek = key & clear
+                    row = _GROW[key >> _MAXG_SHIFT]
                     for nsid, g, jrun, dsc, _dval, detail in opts:
-                        nk = (
-                            basek
-                            | (nsid << sh)
-                            | ((pend + jrun) << _PEND_SHIFT)
-                            | ((g if g > maxg else maxg) << _MAXG_SHIFT)
-                            | ((tot + g) << _S_SHIFT)
-                        )
+                        nk = basek | (nsid << sh) | ((pend + jrun) << _PEND_SHIFT) | row[g]
                         if minimum:
                             v = ((nk >> _V_SHIFT) & 4095) + _dval
                             nk = (nk & ~(4095 << _V_SHIFT)) | ((v if v < minimum else minimum) << _V_SHIFT)
@@ -539,6 +650,16 @@ class _Programme:
                         if ns > nxt.get(nk, -1):
                             nxt[nk] = ns
                             back[nk] = (key, (jg, x))
+            if lean and jt:
+                # Lean mode: a state with fewer jokers placed and at least the score is at
+                # least as good (unplaced jokers are spare, laid afterwards), so drop the other.
+                unit = 1 << _JS_SHIFT
+                for key in [k for k in nxt if (k >> _JS_SHIFT) & 255]:
+                    sc = nxt[key]
+                    for d in range(1, ((key >> _JS_SHIFT) & 255) + 1):
+                        if nxt.get(key - d * unit, -1) >= sc:
+                            del nxt[key]
+                            break
             backs.append(back)
             cur = nxt
             if not cur:
@@ -837,17 +958,28 @@ def _lay_spare_jokers(sets: list[list[Tile]], spare: int) -> bool:
 # From the old table to the new one: matching, moved tiles, steps
 
 
-def _match(old_sets: list[list[Tile]], new_sets: list[list[Tile]]) -> dict[int, int]:
+_BY_INDEX = [*ALL_NUMBERED, JOKER]  # Tile.index -> tile
+
+
+def _indices(tiles: Iterable[Tile]) -> list[int]:
+    # Tile hashing is slow (a dataclass of enums); the bookkeeping below works on indices.
+    return [52 if t.colour is None else t.colour.index * 13 + t.number - 1 for t in tiles]  # type: ignore[operator]
+
+
+def _match(old_sets: list[list[int]], new_sets: list[list[int]]) -> dict[int, int]:
     """new index -> old index: each new set takes the old set it shares most tiles with
     (greedy on shared tiles, biggest first; ties to the lower old number)."""
+    where: dict[int, list[tuple[int, int]]] = {}
+    for i, s in enumerate(old_sets):
+        for x, k in Counter(s).items():
+            where.setdefault(x, []).append((i, k))
     pairs = []
-    olds = [Counter(s) for s in old_sets]
     for j, s in enumerate(new_sets):
-        cs = Counter(s)
-        for i, co in enumerate(olds):
-            w = sum((cs & co).values())
-            if w:
-                pairs.append((-w, i, j))
+        shared: dict[int, int] = {}
+        for x, k in Counter(s).items():
+            for i, ko in where.get(x, ()):
+                shared[i] = shared.get(i, 0) + (k if k < ko else ko)
+        pairs.extend((-w, i, j) for i, w in shared.items())
     pairs.sort()
     used_old: set[int] = set()
     out: dict[int, int] = {}
@@ -868,32 +1000,36 @@ class _Outcome:
     points: int
 
 
-def _describe_change(
-    old_sets: list[list[Tile]] | None, table_tiles: list[Tile], new_sets: list[list[Tile]], rack_used: Counter[Tile]
-) -> _Outcome:
+def _describe_change(old_sets: list[list[Tile]] | None, table_tiles: list[Tile], new_sets: list[list[Tile]]) -> _Outcome:
     """Number the new sets, work out which tiles moved and which came from the rack, and say
     it as steps."""
     steps: list[str] = []
-    moved: list[Tile] = []
-    # (target number, source number or 0 for the rack) -> tiles
-    flows: dict[tuple[int, int], list[Tile]] = {}
-    from_rack: list[tuple[Tile, list[Tile], int]] = []  # (tile, its set, position) for joker values
+    moved: list[int] = []
+    new_idx = [_indices(s) for s in new_sets]
+    # (target number, source number or 0 for the rack) -> tile indices
+    flows: dict[tuple[int, int], list[int]] = {}
+    from_rack: list[tuple[int, int, int]] = []  # (tile, new set, position) for joker values
     if old_sets is None:
         numbers = list(range(1, len(new_sets) + 1))
-        left = Counter(table_tiles)
-        for number, s in zip(numbers, new_sets):
-            table_part: list[Tile] = []
-            for pos, t in enumerate(s):
-                if left[t] > 0:
-                    left[t] -= 1
-                    table_part.append(t)
+        left = Counter(_indices(table_tiles))
+        for j, (number, s) in enumerate(zip(numbers, new_idx)):
+            table_part: list[int] = []
+            for pos, x in enumerate(s):
+                if left[x] > 0:
+                    left[x] -= 1
+                    table_part.append(x)
                 else:
-                    flows.setdefault((number, 0), []).append(t)
-                    from_rack.append((t, s, pos))
+                    flows.setdefault((number, 0), []).append(x)
+                    from_rack.append((x, j, pos))
             if table_part:
-                steps.append(_("lay {tiles} from the table as set {target}").format(tiles=format_tiles(table_part), target=number))
+                steps.append(
+                    _("lay {tiles} from the table as set {target}").format(
+                        tiles=format_tiles(_BY_INDEX[x] for x in table_part), target=number
+                    )
+                )
     else:
-        match = _match(old_sets, new_sets)
+        old_idx = [_indices(s) for s in old_sets]
+        match = _match(old_idx, new_idx)
         next_number = len(old_sets) + 1
         numbers = []
         for j in range(len(new_sets)):
@@ -902,56 +1038,68 @@ def _describe_change(
             else:
                 numbers.append(next_number)
                 next_number += 1
-        # Tiles that stay: shared with the matched old set.
-        kept_of: list[Counter[Tile]] = []
-        remaining_old = [Counter(s) for s in old_sets]
-        for j, s in enumerate(new_sets):
+        # Tiles that stay: shared with the matched old set; the rest of each old set moves.
+        remaining_old = [Counter(s) for s in old_idx]
+        kept_of: list[dict[int, int]] = []
+        for j, s in enumerate(new_idx):
+            k: dict[int, int] = {}
             if j in match:
-                k = Counter(s) & remaining_old[match[j]]
-                remaining_old[match[j]] -= k
-            else:
-                k = Counter()
+                rest = remaining_old[match[j]]
+                for x, cnt in Counter(s).items():
+                    take = min(cnt, rest.get(x, 0))
+                    if take:
+                        k[x] = take
+                        rest[x] -= take
             kept_of.append(k)
-        # Table tiles that must move, with the set they come from.
-        sources: dict[Tile, list[int]] = {}
+        sources: dict[int, list[int]] = {}
         for i, rest in enumerate(remaining_old):
-            for t, k in sorted(rest.items()):
-                sources.setdefault(t, []).extend([i + 1] * k)
-        for j, s in enumerate(new_sets):
-            keep = Counter(kept_of[j])
-            for pos, t in enumerate(s):
-                if keep[t] > 0:
-                    keep[t] -= 1
+            for x in sorted(rest):
+                sources.setdefault(x, []).extend([i + 1] * rest[x])
+        for j, s in enumerate(new_idx):
+            keep = kept_of[j]
+            for pos, x in enumerate(s):
+                if keep.get(x, 0) > 0:
+                    keep[x] -= 1
                     continue
-                src = sources.get(t)
+                src = sources.get(x)
                 if src:
-                    origin = src.pop(0)
-                    flows.setdefault((numbers[j], origin), []).append(t)
-                    moved.append(t)
+                    flows.setdefault((numbers[j], src.pop(0)), []).append(x)
+                    moved.append(x)
                 else:
-                    flows.setdefault((numbers[j], 0), []).append(t)
-                    from_rack.append((t, s, pos))
-        for (target, origin), tiles in sorted(flows.items(), key=lambda kv: (kv[0][1] == 0, kv[0][0], kv[0][1])):
+                    flows.setdefault((numbers[j], 0), []).append(x)
+                    from_rack.append((x, j, pos))
+        for (target, origin), xs in sorted(flows.items()):
             if origin:
                 steps.append(
                     _("move {tiles} from set {source} to set {target}").format(
-                        tiles=format_tiles(sorted(tiles)), source=origin, target=target
+                        tiles=format_tiles(_BY_INDEX[x] for x in sorted(xs)), source=origin, target=target
                     )
                 )
-    for (target, origin), tiles in sorted(flows.items()):
+    for (target, origin), xs in sorted(flows.items()):
         if origin == 0:
-            steps.append(_("add {tiles} from the rack to set {target}").format(tiles=format_tiles(sorted(tiles)), target=target))
+            steps.append(
+                _("add {tiles} from the rack to set {target}").format(
+                    tiles=format_tiles(_BY_INDEX[x] for x in sorted(xs)), target=target
+                )
+            )
     # Points of what came from the rack; a joker is worth the tile it stands for.
     points = 0
-    for t, s, pos in from_rack:
-        if t.is_joker:
-            jpos = [i for i, u in enumerate(s) if u.is_joker]
+    for x, j, pos in from_rack:
+        if x == 52:
+            s = new_sets[j]
+            jpos = [i for i, u in enumerate(s) if u.colour is None]
             points += _joker_values(s)[jpos.index(pos)]
         else:
-            points += t.number  # type: ignore[operator]
+            points += x % 13 + 1
     order = sorted(range(len(new_sets)), key=lambda j: numbers[j])
-    placed = sorted(t for t, _s, _p in from_rack)
-    return _Outcome([new_sets[j] for j in order], [numbers[j] for j in order], steps, sorted(moved), placed, points)
+    return _Outcome(
+        [new_sets[j] for j in order],
+        [numbers[j] for j in order],
+        steps,
+        [_BY_INDEX[x] for x in sorted(moved)],
+        [_BY_INDEX[x] for x in sorted(x for x, _j, _p in from_rack)],
+        points,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -981,14 +1129,23 @@ def _solve_plan(
 def _run_passes(prog: _Programme, need_move: bool) -> _Plan | None:
     """Lower the target from the bound until it is met (lean: first without jokers)."""
     low = 1 if need_move else 0
-    if prog.lean and prog.jtot:
-        # Jokers rarely decide: solve without placing any, then ask only for better.
-        plan = prog.solve(low, joker_cap=0)
-        best = (plan.score >> _P_SHIFT) if plan else low - 1
-        if best >= prog.ub[1] + prog.jr:
+    if prog.lean:
+        plan = prog.search_all()
+        if plan is not None and (plan.score >> _P_SHIFT) >= low:
             return plan
-        better = prog.solve(best + 1)
-        return better if better is not None else plan
+    if prog.lean and prog.jtot:
+        # Allow one more joker at a time and ask only for better: each pass prunes every
+        # state that cannot beat the last pass's best, so the passes with more jokers (whose
+        # state space is far larger) are the most pruned.
+        plan = None
+        best = low - 1
+        for cap in range(prog.jtot + 1):
+            better = prog.solve(best + 1, joker_cap=cap)
+            if better is not None:
+                plan, best = better, better.score >> _P_SHIFT
+                if best >= prog.ub[1] + prog.jr:
+                    break
+        return plan
     return prog.solve(low)
 
 
@@ -1031,10 +1188,9 @@ def best_move(
     if solved is None:
         return None
     new_sets, _score = solved
-    rack_used = Counter(t for s in new_sets for t in s) - Counter(table_tiles)
-    if not rack_used:
+    out = _describe_change(old_sets, table_tiles, new_sets)
+    if not out.placed:
         return None
-    out = _describe_change(old_sets, table_tiles, new_sets, rack_used)
     return Move(
         count=len(out.placed),
         points=out.points,
