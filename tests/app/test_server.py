@@ -66,20 +66,49 @@ def test_https_serves_with_a_self_signed_certificate(tmp_path: Path) -> None:
         stop_server(server)
 
 
-def test_certificate_names_and_reuse(tmp_path: Path) -> None:
-    from cryptography import x509
-
-    cert_path, key_path = ensure_certificate(tmp_path, hosts=["192.0.2.7", "table.local"])
+def _subject_alt_names(cert_path: Path) -> tuple[list[str], list[str]]:
+    """DNS names and IP addresses of a certificate (with cryptography, else the openssl command)."""
+    try:
+        from cryptography import x509
+    except ImportError:
+        text = subprocess.run(["openssl", "x509", "-noout", "-text", "-in", str(cert_path)], capture_output=True,
+                              text=True, check=True).stdout
+        entries = [e.strip() for e in text.split("X509v3 Subject Alternative Name:")[1].splitlines()[1].split(",")]
+        return ([e[4:] for e in entries if e.startswith("DNS:")],
+                [e[11:] for e in entries if e.startswith("IP Address:")])
     cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
     names = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
-    dns = names.get_values_for_type(x509.DNSName)
-    ips = [str(a) for a in names.get_values_for_type(x509.IPAddress)]
+    return names.get_values_for_type(x509.DNSName), [str(a) for a in names.get_values_for_type(x509.IPAddress)]
+
+
+def test_certificate_names_and_reuse(tmp_path: Path) -> None:
+    cert_path, key_path = ensure_certificate(tmp_path, hosts=["192.0.2.7", "table.local"])
+    dns, ips = _subject_alt_names(cert_path)
     assert "localhost" in dns and "table.local" in dns
     assert "127.0.0.1" in ips and "192.0.2.7" in ips
     assert key_path.stat().st_mode & 0o077 == 0  # the key is private
     before = cert_path.read_bytes()
     ensure_certificate(tmp_path)
     assert cert_path.read_bytes() == before  # still valid: reused, so the phone's exception holds
+
+
+def test_certificate_without_the_cryptography_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The openssl command stands in when the package is missing."""
+    import shutil
+
+    from webapp import certs
+
+    if shutil.which("openssl") is None:
+        pytest.skip("the openssl command is not installed")
+
+    def no_package(*args: object) -> None:
+        raise ImportError("cryptography is not installed")
+
+    monkeypatch.setattr(certs, "_make_with_cryptography", no_package)
+    cert_path, _key = ensure_certificate(tmp_path, hosts=["table.local"])
+    assert cert_path.read_text().startswith("-----BEGIN CERTIFICATE-----")
+    dns, ips = _subject_alt_names(cert_path)
+    assert "table.local" in dns and "127.0.0.1" in ips
 
 
 def test_db_path_from_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
