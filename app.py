@@ -162,6 +162,12 @@ def _add_error_handlers(app: FastAPI) -> None:
         # Referee and reader functions raise ValueError subclasses for bad input only.
         return _error(422, str(exc))
 
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        # A bug, not bad input: log it whole, tell the player in one sentence.
+        log.error("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
+        return _error(500, _("Something went wrong on the server (it is logged): please try again."))
+
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         problems = []

@@ -104,7 +104,7 @@ def test_crash_inside_the_write_leaves_no_half_game(tmp_path: Path, monkeypatch:
         monkeypatch.setattr(store_module, "_insert_score", dying)
         r = c.post(f"/api/matches/{match['id']}/games", json={"racks": {"Ana": "", "Ben": "K5", "Chen": "R9"},
                                                               "winner": "Ana"})
-        assert r.status_code == 500
+        assert r.status_code == 500 and "try again" in r.json()["detail"]
         monkeypatch.setattr(store_module, "_insert_score", real)
         after = c.get(f"/api/matches/{match['id']}").json()
         assert after["games"] == [] and after["next_game"] == 1
