@@ -1,10 +1,18 @@
 """Training of the dice reader (``python -m vision.train reader --data dice``): the tile reader's
 network and crops, trained on the top faces of rendered Rummikub Dice scenes.
 
-The network, the augmentation, the batches, the evaluation and the ONNX export are the tile
-reader's own (``vision.reader_net``, ``vision.reader_data``, ``vision.train_reader``); only the
-data differ: top faces of ``datasets.synth_dice`` scenes, plus visible side faces and background
-boxes as "not a top face". Writes ``dice_reader.onnx``, ``dice_reader.pt`` and ``dice_reader.json``.
+The network, the crop, the photometric augmentation, the evaluation and the ONNX export are the
+tile reader's own (``vision.reader_net``, ``vision.reader_data``, ``vision.train_reader``). Two
+things differ: the data - top faces of ``datasets.synth_dice`` scenes, plus visible side faces and
+background boxes as "not a top face" - and the rotation augmentation. Tiles are turned any way on
+the table, so the tile reader learns every rotation. Dice numerals already come in every rotation
+(a die lands any way round), while the direction of gravity in the photo is a cue worth keeping:
+the camera looks down from the side, so a die's side faces show *below* its top face. Rotating
+crops freely would make a side face (a face with another face above it) look like a top face (a
+face with another face below it) turned upside down. Dice crops are therefore turned by a few
+degrees only (a phone held a little askew).
+
+Writes ``dice_reader.onnx``, ``dice_reader.pt`` and ``dice_reader.json``.
 """
 
 from __future__ import annotations
@@ -19,7 +27,47 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["train_dice_reader"]
+__all__ = ["train_dice_reader", "augment_dice"]
+
+MAX_TILT_DEG = 20.0
+
+
+def augment_dice(sample, rng: np.random.Generator, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """One training crop of a dice sample and its up vector: a small turn, scale, loose box, light."""
+    import cv2
+
+    from datasets.crops import crop_square
+    from vision.reader_data import PATCH_SIDE, photometric
+
+    angle = float(np.clip(rng.normal(0, 7), -MAX_TILT_DEG, MAX_TILT_DEG))
+    m = cv2.getRotationMatrix2D((PATCH_SIDE / 2, PATCH_SIDE / 2), angle, rng.uniform(0.85, 1.15))
+    patch = cv2.warpAffine(sample.patch, m, (PATCH_SIDE, PATCH_SIDE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    poly = sample.polygon @ m[:, :2].T + m[:, 2]
+    up = m[:, :2] @ sample.up if not np.isnan(sample.up).any() else sample.up
+    x1, y1 = poly.min(axis=0)
+    x2, y2 = poly.max(axis=0)
+    bw, bh = x2 - x1, y2 - y1
+    jit = rng.normal(0, 0.05, size=4) * np.array([bw, bh, bw, bh])  # a detector's box is rarely exact
+    crop = crop_square(patch, (float(x1 + jit[0]), float(y1 + jit[1]), float(x2 + jit[2]), float(y2 + jit[3])), size)
+    crop = photometric(crop, rng)
+    if not np.isnan(up).any():
+        up = up / (np.linalg.norm(up) + 1e-6)
+    return crop, np.asarray(up, dtype=np.float32)
+
+
+def _dice_batch(samples: list, idx: np.ndarray, rng: np.random.Generator, size: int):
+    import torch
+
+    crops, numbers, colours, ups = [], [], [], []
+    for i in idx:
+        s = samples[int(i)]
+        crop, up = augment_dice(s, rng, size)
+        crops.append(crop)
+        numbers.append(s.number)
+        colours.append(s.colour)
+        ups.append(up)
+    x = torch.from_numpy(np.stack(crops)).permute(0, 3, 1, 2).float().div_(255.0)
+    return x, torch.tensor(numbers), torch.tensor(colours), torch.from_numpy(np.stack(ups))
 
 
 def train_dice_reader(args: argparse.Namespace) -> None:
@@ -30,7 +78,7 @@ def train_dice_reader(args: argparse.Namespace) -> None:
 
     from vision.reader_data import load_dice_samples
     from vision.reader_net import ReaderNet
-    from vision.train_reader import _batch, evaluate, export_reader
+    from vision.train_reader import evaluate, export_reader
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -79,7 +127,7 @@ def train_dice_reader(args: argparse.Namespace) -> None:
                 break
             set_lr()
             idx = rng.integers(0, len(train), size=args.batch)
-            x, num, col, up = _batch(train, idx, rng, args.size, strong=True)
+            x, num, col, up = _dice_batch(train, idx, rng, args.size)
             pn, pc, pu = net(x)
             loss = ce_num(pn, num) + ce_col(pc, col)
             known = ~torch.isnan(up[:, 0])
