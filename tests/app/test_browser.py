@@ -195,3 +195,30 @@ def test_https_gives_live_mode_on_a_lan_name(playwright, tmp_path: Path, video: 
     finally:
         stop_server(server)
     assert (tmp_path / "cert" / "cert.pem").exists() and (ROOT / "app.py").exists()
+
+
+def test_turn_timer_gives_the_rule_sets_penalty(browser, label_server: str) -> None:  # noqa: ANN001
+    """A 5-second turn under the Spanish variant (004): time runs out mid-move, the table is
+    restored and the player draws one tile, and the penalty is written on the match sheet."""
+    page = new_phone_page(browser, label_server + "/#match")
+    page.click("#match-new summary")
+    page.fill("#match-players", "Ana\nBen")
+    page.fill("#rule-seconds", "5")
+    page.select_option("#rule-timeout", "return_to_pool")
+    page.click("#match-create")
+    page.wait_for_selector("#timer:not([hidden])")
+    assert page.locator("#timer-time").text_content() == "0:05"
+    assert page.locator("#timer-player").text_content() == "Ana"
+    page.click("#timer-start")
+    page.wait_for_selector("#timer-out:not([hidden])", timeout=10000)
+    assert page.locator("#timer-time").text_content() == "0:00"
+    with page.expect_response("**/penalties") as answer:
+        page.click("[data-penalty=unfinished]")
+    assert answer.value.status == 201
+    message = page.locator("#timer-penalty").text_content()
+    assert message.startswith("Ana:") and "draw one tile" in message
+    page.wait_for_selector("#match-current details summary")
+    assert "(1)" in page.locator("#match-current details summary").text_content()
+    page.click("#timer-next")
+    assert page.locator("#timer-player").text_content() == "Ben"
+    assert page.errors == []
