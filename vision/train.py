@@ -102,7 +102,9 @@ def train_detector(args: argparse.Namespace) -> None:
             data=str(data_yaml), imgsz=args.imgsz, epochs=args.epochs, time=args.hours, batch=args.batch,
             workers=args.workers, device="cpu", amp=False, project=str(work / "runs"), name=args.name,
             exist_ok=True, seed=args.seed, deterministic=False, patience=0, plots=True,
-            fliplr=0.5, flipud=0.5, degrees=10.0, scale=0.5, mosaic=1.0, close_mosaic=max(1, args.epochs // 8),
+            # Dice keep gravity: a die's side faces show below its top face, a cue that flipping
+            # the photo upside down would destroy (tiles have no such cue).
+            fliplr=0.5, flipud=0.0 if "dice" in args.data.split(",") else 0.5, degrees=10.0, scale=0.5, mosaic=1.0, close_mosaic=max(1, args.epochs // 8),
             hsv_h=0.02, fraction=args.fraction, val=True, verbose=True,
         )
     minutes = (time.time() - started) / 60
