@@ -36,7 +36,7 @@ CARD = ROOT / "datasets" / "cards" / "dice.md"
 MARK_START = "<!-- eval:start -->"
 MARK_END = "<!-- eval:end -->"
 
-__all__ = ["evaluate_dice", "match_boxes", "main"]
+__all__ = ["evaluate_dice", "evaluate_reader", "match_boxes", "main"]
 
 
 def _box(polygon: list[list[float]]) -> np.ndarray:
@@ -155,6 +155,40 @@ def evaluate_dice(folder: Path, model: Any, limit: int | None = None, progress: 
     }
 
 
+def evaluate_reader(folder: Path, reader_path: Path, limit: int | None = None) -> dict[str, Any]:
+    """The reader alone on the TRUE top-face boxes (no detector): is it the reader or the detector?
+
+    Works with any reader file of the ReaderNet family, e.g. the shared tile reader, to decide
+    whether dice need a reader of their own. Accuracy is given face by face (argmax) and after
+    the joint decoding with the dice rules (:func:`vision.dice.decode_faces`).
+    """
+    from datasets.crops import crop_square
+    from referee.tiles import Tile
+    from vision.detect import _session, combine
+    from vision.dice import decode_faces
+
+    session = _session(reader_path, None)
+    size = int(session.get_inputs()[0].shape[3])
+    labels = sorted((folder / "dice").glob("*.json"))[:limit]
+    n = right = right_decoded = called_none = 0
+    for label in labels:
+        data = json.loads(label.read_text())
+        if not data["dice"]:
+            continue
+        image = cv2.imread(str(folder / "images" / data["image"]))
+        boxes = [_box(d["polygon"]) for d in data["dice"]]
+        crops = np.stack([crop_square(image, tuple(b), size) for b in boxes])
+        number, colour, _up = session.run(None, {session.get_inputs()[0].name: crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0})
+        probs = combine(number, colour)
+        truth = np.array([Tile.parse(d["code"]).index for d in data["dice"]])
+        n += len(truth)
+        right += int((probs.argmax(axis=1) == truth).sum())
+        right_decoded += int((decode_faces(probs) == truth).sum())
+        called_none += int((number[:, 14] > 0.5).sum())
+    return {"reader": str(reader_path), "data": str(folder), "dice": n, "read_accuracy": right / max(n, 1),
+            "read_accuracy_decoded": right_decoded / max(n, 1), "called_not_a_top_face": called_none / max(n, 1)}
+
+
 def _card_block(r: dict[str, Any], reader: str) -> str:
     d = r["detection"]
     ms = r["ms_per_photo"]
@@ -214,7 +248,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-none", type=float, default=None, help="override the reader's not-a-top-face threshold")
     parser.add_argument("--out", default=None, help="also write the full result as JSON here")
     parser.add_argument("--write-cards", action="store_true", help="write the figures into the model cards and datasets/cards/dice.md")
+    parser.add_argument("--true-boxes", action="store_true", help="measure the reader alone on the labelled top-face boxes")
     args = parser.parse_args(argv)
+    if args.true_boxes:
+        print(json.dumps(evaluate_reader(Path(args.data), Path(args.models) / args.reader, args.limit), indent=2))
+        return 0
 
     from dataclasses import replace
 
