@@ -21,6 +21,7 @@ Models load once per process, on first use (:func:`load_dice_model`, thread-safe
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from dataclasses import dataclass, field
@@ -280,8 +281,6 @@ class DiceModel(TileModel):
 
     def __init__(self, models_dir: Path | str = MODELS_DIR, settings: DiceSettings | None = None,
                  threads: int | None = None, reader_file: str = DICE_READER_FILE) -> None:
-        import json
-
         models_dir = Path(models_dir)
         self.dice_settings = settings or DiceSettings()
         self.settings = self.dice_settings.detector
@@ -349,9 +348,12 @@ class DiceModel(TileModel):
         if len(faces) != DICE:
             reading.message = count_message(len(faces))
         else:
-            from referee.dice import best_arrangement
+            from referee.dice import DiceError, best_arrangement
 
-            reading.arrangement = best_arrangement([f.tile for f in faces if f.tile is not None])
+            try:
+                reading.arrangement = best_arrangement([f.tile for f in faces if f.tile is not None])
+            except DiceError as exc:  # cannot happen after decode_faces; a reading must not crash anyway
+                reading.message = str(exc)
         timing["arrange"] = (time.perf_counter() - t3) * 1000
         timing["total"] = (time.perf_counter() - t0) * 1000
         return reading
@@ -466,7 +468,6 @@ def run_cli(image_bgr: np.ndarray, decode_ms: float, as_json: bool, overlay: str
     With the wrong number of dice the JSON (or summary) is still printed, and the problem goes to
     stderr as ``error: ...`` so a script sees it.
     """
-    import json
     import sys
 
     from vision.detect import ModelMissingError
