@@ -446,6 +446,7 @@ function setupScorePlayers() {
   names.forEach((name) => box.append(scoreRow(name, fixed)));
   $("#score-add-player").hidden = fixed;
   $("#score-save").hidden = !fixed;
+  $("#score-go").hidden = fixed;  // in a match, scoring and saving are one step (undo is on the Match screen)
   $("#score-match").textContent = fixed
     ? t("in_match", { name: currentMatch.name, game: currentMatch.next_game })
     : t("no_match");
