@@ -107,14 +107,21 @@ def create_app(settings: Settings | None = None, reader: Any | None = None, dice
         finally:
             executor.shutdown(wait=False, cancel_futures=True)
 
+    docs_assets = _offline_docs_assets()
     app = FastAPI(
         title="Rummikub table assistant",
         version=__version__,
         description="Read Rummikub tiles from photos, referee sets, turns and scores, keep score sheets.",
         lifespan=lifespan,
+        # With local Swagger UI files the docs work offline; without them FastAPI's CDN pages remain.
+        docs_url=None if docs_assets else "/docs",
+        redoc_url=None if docs_assets else "/redoc",
     )
+    if docs_assets:
+        _add_offline_docs(app, docs_assets)
     app.include_router(play_router)
     app.include_router(sheets_router)
+    _tag_routes(app)
     _add_error_handlers(app)
     # Photos for a turn check (before, after, rack) travel in one request: allow three of them.
     app.add_middleware(BodyLimitMiddleware, max_bytes=3 * settings.max_upload_bytes + 1024 * 1024)
@@ -128,6 +135,57 @@ def create_app(settings: Settings | None = None, reader: Any | None = None, dice
         return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
 
     return app
+
+
+_TAGS = (  # groups of /docs, by path prefix (first match wins)
+    ("/api/photo", "photos"),
+    ("/api/turn/check-photos", "photos"),
+    ("/api/dice/sheets", "score sheets"),
+    ("/api/dice", "Rummikub Dice"),
+    ("/api/matches", "score sheets"),
+    ("/api/health", "server"),
+    ("/api/rules", "server"),
+    ("/api/", "referee"),
+)
+
+
+def _tag_routes(app: FastAPI) -> None:
+    from fastapi.routing import APIRoute
+
+    for route in app.routes:
+        if isinstance(route, APIRoute) and not route.tags:
+            route.tags = [next(tag for prefix, tag in _TAGS if route.path.startswith(prefix))]
+
+
+def _offline_docs_assets() -> Path | None:
+    """Swagger UI's files shipped by the ``fastapi-offline`` package, if it is installed."""
+    try:
+        import fastapi_offline
+    except ImportError:
+        return None
+    folder = Path(fastapi_offline.__file__).resolve().parent / "static"
+    return folder if (folder / "swagger-ui-bundle.js").exists() else None
+
+
+def _add_offline_docs(app: FastAPI, assets: Path) -> None:
+    """/docs (Swagger UI) and /redoc served from local files: the OpenAPI docs work offline too."""
+    from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+    from fastapi.responses import HTMLResponse
+
+    app.mount("/docs-assets", StaticFiles(directory=assets), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    async def swagger() -> HTMLResponse:
+        return get_swagger_ui_html(openapi_url="/openapi.json", title=f"{app.title} - API",
+                                   swagger_js_url="/docs-assets/swagger-ui-bundle.js",
+                                   swagger_css_url="/docs-assets/swagger-ui.css",
+                                   swagger_favicon_url="/static/icon.svg")
+
+    @app.get("/redoc", include_in_schema=False)
+    async def redoc() -> HTMLResponse:
+        return get_redoc_html(openapi_url="/openapi.json", title=f"{app.title} - API",
+                              redoc_js_url="/docs-assets/redoc.standalone.js", redoc_favicon_url="/static/icon.svg",
+                              with_google_fonts=False)
 
 
 def _error(status: int, detail: str) -> JSONResponse:

@@ -268,3 +268,12 @@ def test_unknown_match_is_404(client: TestClient) -> None:
 def test_oversized_requests_are_refused_quickly(client: TestClient, route: str, body: dict) -> None:
     r = client.post(route, json=body)
     assert r.status_code == 422 and "at most" in r.json()["detail"]
+
+
+def test_api_docs_work_offline(client: TestClient) -> None:
+    """/docs and /redoc load Swagger UI and ReDoc from this server, not from a CDN."""
+    pytest.importorskip("fastapi_offline", reason="fastapi-offline (local Swagger UI files) is not installed")
+    for page, asset in (("/docs", "/docs-assets/swagger-ui-bundle.js"), ("/redoc", "/docs-assets/redoc.standalone.js")):
+        html = client.get(page).text
+        assert asset in html and "cdn." not in html and "fonts.googleapis" not in html
+        assert client.get(asset).status_code == 200
