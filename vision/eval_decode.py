@@ -12,6 +12,8 @@ Reported, split by the reader's confidence (``CONFIDENT`` and above, or below):
 * fixed: the reader's first choice was wrong, the decoded reading is right;
 * spoiled: the reader's first choice was right, the decoded reading is wrong;
 * still wrong / still right: unchanged outcome.
+With ``--model`` the shipped models read the labelled real photos instead (no simulation).
+
 A confident tile must never change: ``confident changed`` is expected to be 0. Per set (as laid
 out): how many sets legal in truth are read legal, by the reader alone and after decoding, and how
 many sets illegal in truth (pairs being built, real mistakes) are read legal.
@@ -33,7 +35,7 @@ from referee.tiles import Tile
 from vision.decode import CONFIDENT, build_reading
 from vision.detections import N_CODES, TileDetections
 
-__all__ = ["NoiseModel", "simulate_probs", "DecodeReport", "evaluate", "main", "CONFUSIONS"]
+__all__ = ["NoiseModel", "simulate_probs", "DecodeReport", "evaluate", "evaluate_model", "main", "CONFUSIONS"]
 
 # Digits the reader mixes up (same colour), and colours it mixes up (same number).
 _DIGITS = {6: (9, 8, 5), 9: (6, 8), 1: (7, 11), 7: (1,), 3: (8, 5), 8: (3, 6, 9), 5: (6, 3), 12: (13, 2),
@@ -188,6 +190,45 @@ def evaluate(source: str = "real", splits: tuple[str, ...] = ("valid", "test", "
     return report
 
 
+def evaluate_model(splits: tuple[str, ...] = ("valid", "test"), rules: RuleSet = RuleSet.classic(),
+                   models_dir: str | None = None) -> DecodeReport:
+    """The same counts with the shipped models on the labelled real photos (no simulation): the
+    reader's first choice of each detected tile against the decoded reading and the label."""
+    import cv2
+
+    from datasets.real import load_split
+    from referee.tiles import parse_tile
+    from vision.eval_layout import _match, load_set_labels
+    from vision.pipeline import TableReader, load_reader
+
+    reader = TableReader(models_dir) if models_dir else load_reader()
+    labels = load_set_labels()
+    report = DecodeReport()
+    for split in splits:
+        for photo in load_split(split):
+            if photo.image_path.name not in labels or not photo.tiles:
+                continue
+            reading = reader.read_table(cv2.imread(str(photo.image_path)), rules)
+            report.photos += 1
+            report.times_ms.append(float(reading.timing_ms.get("layout", 0.0)))
+            boxes = np.array([t.box_xyxy for t in reading.tiles], dtype=np.float64).reshape(-1, 4)
+            truth_boxes = np.array([t.box_xyxy for t in photo.tiles], dtype=np.float64)
+            to_truth = _match(boxes, truth_boxes)
+            for i, t in enumerate(reading.tiles):
+                if to_truth[i] is None or not t.alternatives or t.tile is None:
+                    continue
+                first_code, first_p = t.alternatives[0]
+                truth = photo.tiles[to_truth[i]].tile
+                report.add(parse_tile(first_code).index, t.tile.index, truth.index, first_p >= CONFIDENT)
+            for read_set in reading.sets:
+                idx = list(read_set.indices)
+                if any(to_truth[i] is None or reading.tiles[i].tile is None for i in idx):
+                    continue
+                report.add_set([photo.tiles[to_truth[i]].tile for i in idx],  # type: ignore[index]
+                               [parse_tile(reading.tiles[i].alternatives[0][0]) for i in idx], read_set.valid)
+    return report
+
+
 def _print(report: DecodeReport, title: str) -> None:
     print(title)
     print(f"{'reader':10} {'tiles':>6} {'fixed':>6} {'spoiled':>8} {'still wrong':>12} {'still right':>12} {'changed':>8}")
@@ -212,10 +253,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5, help="simulated readings per photo")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rules", default="classic")
+    parser.add_argument("--model", nargs="?", const="", default=None, metavar="MODELS_DIR",
+                        help="instead of simulating, read the labelled real photos with the shipped models")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     rules = RuleSet.preset(args.rules)
     results = {}
+    if args.model is not None:
+        try:
+            report = evaluate_model(tuple(args.splits), rules, args.model or None)
+        except FileNotFoundError as exc:  # models or photos missing: say which
+            print(f"error: {exc}", file=sys.stderr)
+            return 3
+        if args.json:
+            print(json.dumps({"model": report.to_dict()}))
+        else:
+            _print(report, f"shipped models on real photos ({', '.join(args.splits)}, rules {rules.name}):")
+        return 0
     for source in (["real", "rendered"] if args.source == "both" else [args.source]):
         try:
             report = evaluate(source, tuple(args.splits), args.rendered, args.seed, rules, repeats=args.repeats)

@@ -77,16 +77,18 @@ class Scene:
         return np.asarray(out, dtype=np.float64).reshape(-1, 4, 2)
 
     def view(self, angle_deg: float = 0.0, px: float = 40.0, perspective: float = 0.0,
-             size: tuple[int, int] = (1600, 1200)) -> tuple[np.ndarray, np.ndarray]:
+             size: tuple[int, int] = (1600, 1200), squash: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
         """Boxes (N, 4) xyxy and up vectors (N, 2) in a photo: the scene rotated by ``angle_deg``,
         ``px`` pixels per tile width at the centre, and tiles up to ``1 + perspective`` times
-        smaller towards the top of the photo."""
+        smaller towards the top of the photo; ``squash`` < 1 flattens the photo vertically (a
+        table seen at a grazing angle: upright tiles look wider than tall)."""
         corners = self.corners()
         centre = corners.reshape(-1, 2).mean(axis=0)
         pts = (corners - centre) * px
         a = math.radians(angle_deg)
         rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
         pts = pts @ rot.T
+        pts[..., 1] *= squash
         w, h = size
         if perspective:
             # A camera looking down at an angle: rows further away (smaller y) shrink towards the horizon.
