@@ -241,6 +241,11 @@ def _colour_options(
                                 new = tuple(sorted(base + [1] * s + [-1] * sj))
                                 jr = xn + jy + sj
                                 for g in range(max(0, t - ur), avail - ur + 1):
+                                    if lean and jr and (g or ur < avail):
+                                        # A joker standing for this tile while a copy of it
+                                        # is left on the rack, or sits in a group, can swap
+                                        # with that copy: as many tiles, and the joker spare.
+                                        continue
                                     key = (new, g, jr)
                                     old = best.get(key)
                                     if old is None or cont > old[0]:
@@ -433,9 +438,9 @@ class _Programme:
                         acc.append(acc[-1] + w)
                     dst[c][n] = acc
 
-    def _cell_options(self, c: int, n: int) -> dict[int, list[tuple[int, int, int, tuple[Any, ...]]]]:
-        """Per-cell cache for the joker-free hot loop: sid -> (shifted new sid, g, score, detail)."""
-        return self._cells.setdefault(c * 16 + n, {})
+    def _cell_options(self, c: int, n: int, simple: bool) -> dict[int, Any]:
+        """Per-cell caches of the hot loops: options ready to add to a key."""
+        return self._cells.setdefault(c * 16 + n + (0 if simple else 1000), {})
 
     def _options(self, c: int, n: int, sid: int, jrem: int) -> list[tuple[int, int, int, int, int, tuple[Any, ...]]]:
         key = (c, n, sid, jrem)
@@ -461,32 +466,37 @@ class _Programme:
         self._opt_cache[key] = out
         return out
 
-    def search_all(self, budget: int = 20000) -> _Plan | None:
-        """Lean mode: a plan laying every usable rack tile (the bound, so it is optimal),
-        found depth first, the options that keep the table as it lies tried first.
+    def search(self, budget: int = 20000, max_slack: int = 0) -> _Plan | None:
+        """Lean mode: the optimum found depth first, by iterative deepening on the rack tiles
+        left out (0, 1, 2, ... below the bound), the options that keep the table as it lies
+        tried first. The first plan found is optimal: every smaller miss was ruled out before.
 
-        On a full table nearly every rack tile fits and a solution is found after a few hundred
-        steps, where the breadth-first programme would build every partial arrangement. None if
-        there is no such plan or the search took more than ``budget`` steps."""
+        Where nearly every rack tile fits (a full table) this takes a few hundred steps where
+        the breadth-first programme builds every partial arrangement. Dead ends are remembered
+        with the miss they failed under and reused by the next, deeper pass. None if the search
+        took more than ``budget`` steps (the breadth-first programme then takes over)."""
         assert self.lean
         jcap = self.jtot
-        dead: set[tuple[int, int, int]] = set()
+        dead: dict[tuple[int, int, int], int] = {}  # node -> largest slack it failed with
         details: list[list[tuple[Any, ...]]] = [[() for _c in range(4)] for _n in range(13)]
         group_jokers = [0] * 13
         steps = [0]
-        full_cache: dict[tuple[int, int, int, int], list[tuple[int, int, int, int, int, tuple[Any, ...]]]] = {}
+        cache: dict[tuple[int, int, int, int], list[tuple[int, int, int, int, int, tuple[Any, ...]]]] = {}
+        r = self.r
 
         def options(c: int, n: int, sid: int, jrem: int) -> list[tuple[int, int, int, int, int, tuple[Any, ...]]]:
             ck = (c, n, sid, jrem)
-            got = full_cache.get(ck)
+            got = cache.get(ck)
             if got is None:
-                want = self.r[c][n]  # every usable rack copy laid
-                got = [o for o in self._options(c, n, sid, jrem) if o[3] >> _P_SHIFT == want]
-                got.sort(key=lambda o: -o[3])
-                full_cache[ck] = got
+                # (miss, ...) sorted: fewest rack tiles left out first, then the best score.
+                want = r[c][n]
+                got = sorted(
+                    ((want - (o[3] >> _P_SHIFT), -o[3], o[0], o[1], o[2], o[5]) for o in self._options(c, n, sid, jrem)),
+                )
+                cache[ck] = got  # type: ignore[assignment]
             return got
 
-        def rec(n: int, c: int, key: int, sc: int) -> int | None:
+        def rec(n: int, c: int, key: int, sc: int, slack: int) -> int | None:
             if c == 4:
                 pend = (key >> _PEND_SHIFT) & 15
                 maxg = (key >> _MAXG_SHIFT) & 15
@@ -501,11 +511,12 @@ class _Programme:
                         return None
                     group_jokers[12] = jg
                     return sc
-                if (n + 1, 0, nk) in dead:
+                node = (n + 1, 0, nk)
+                if dead.get(node, -1) >= slack:
                     return None
-                got = rec(n + 1, 0, nk, sc)
+                got = rec(n + 1, 0, nk, sc, slack)
                 if got is None:
-                    dead.add((n + 1, 0, nk))
+                    dead[node] = slack
                 else:
                     group_jokers[n - 1] = jg
                 return got
@@ -514,35 +525,35 @@ class _Programme:
             pend = (key >> _PEND_SHIFT) & 15
             jrem = jcap - ((key >> _JS_SHIFT) & 255) - pend
             basek = key & ~(255 << sh) & _KEEP_MASK
-            maxg = (key >> _MAXG_SHIFT) & 15
-            tot = key >> _S_SHIFT
-            for nsid, g, jrun, dsc, _dval, detail in options(c, n, sid, jrem):
+            row = _GROW[key >> _MAXG_SHIFT]
+            for miss, neg, nsid, g, jrun, detail in options(c, n, sid, jrem):
+                if miss > slack:
+                    break
                 steps[0] += 1
                 if steps[0] > budget:
                     raise _OutOfBudget
-                nk = (
-                    basek
-                    | (nsid << sh)
-                    | ((pend + jrun) << _PEND_SHIFT)
-                    | ((g if g > maxg else maxg) << _MAXG_SHIFT)
-                    | ((tot + g) << _S_SHIFT)
-                )
-                if (n, c + 1, nk) in dead:
+                nk = basek | (nsid << sh) | ((pend + jrun) << _PEND_SHIFT) | row[g]
+                node = (n, c + 1, nk)
+                left = slack - miss
+                if dead.get(node, -1) >= left:
                     continue
-                got = rec(n, c + 1, nk, sc + dsc)
+                got = rec(n, c + 1, nk, sc - neg, left)
                 if got is not None:
                     details[n - 1][c] = detail
                     return got
-                dead.add((n, c + 1, nk))
+                dead[node] = left
             return None
 
         try:
-            score = rec(1, 0, 0, 0)
+            for slack in range(min(max_slack, self.ub[1]) + 1):
+                score = rec(1, 0, 0, 0, slack)
+                if score is not None:
+                    return _Plan(score + (self.jr << _P_SHIFT), details, group_jokers, [0] * 13)
         except _OutOfBudget:
             return None
-        if score is None:
-            return None
-        return _Plan(score + (self.jr << _P_SHIFT), details, group_jokers, [0] * 13)
+        if max_slack >= self.ub[1]:
+            return _Plan(-1, details, group_jokers, [0] * 13)  # nothing at all fits: no plan
+        return None
 
     def solve(self, target: int, joker_cap: int | None = None) -> _Plan | None:
         """Best plan whose primary objective reaches ``target`` (None if there is none).
@@ -572,7 +583,7 @@ class _Programme:
                 nxt: dict[int, int] = {}
                 back: dict[int, tuple[int, Any]] = {}
                 clear = ~(255 << sh) & _KEEP_MASK
-                cell = self._cell_options(c, n)
+                cell = self._cell_options(c, n, simple)
                 if simple:
                     # No jokers, no opening value: the hot loop of most positions.
                     for key, sc in cur.items():
@@ -591,20 +602,31 @@ class _Programme:
                     backs.append(back)
                     cur = nxt
                     continue
+                keep = ~(255 << sh) & ((1 << _MAXG_SHIFT) - 1)  # keeps the jokers-in-runs count
                 for key, sc in cur.items():
                     sid = (key >> sh) & 255
-                    pend = (key >> _PEND_SHIFT) & 15
-                    jrem = jrem_of[(key >> _JS_SHIFT) & 255] - pend
-                    opts = self._options(c, n, sid, jrem)
-                    if not opts:
-                        continue
-                    basek = key & clear
+                    jrem = jrem_of[(key >> _JS_SHIFT) & 255] - ((key >> _PEND_SHIFT) & 15)
+                    ck = sid << 4 | jrem
+                    opts = cell.get(ck)
+                    if opts is None:
+                        opts = cell[ck] = [
+                            (o[0] << sh | o[2] << _PEND_SHIFT, o[1], o[3], o[4], o[5]) for o in self._options(c, n, sid, jrem)
+                        ]
+                    basek = key & keep
                     row = _GROW[key >> _MAXG_SHIFT]
-                    for nsid, g, jrun, dsc, _dval, detail in opts:
-                        nk = basek | (nsid << sh) | ((pend + jrun) << _PEND_SHIFT) | row[g]
-                        if minimum:
-                            v = ((nk >> _V_SHIFT) & 4095) + _dval
-                            nk = (nk & ~(4095 << _V_SHIFT)) | ((v if v < minimum else minimum) << _V_SHIFT)
+                    if minimum:
+                        v0 = (key >> _V_SHIFT) & 4095
+                        basek &= ~(4095 << _V_SHIFT)
+                        for dk, g, dsc, dval, detail in opts:
+                            v = v0 + dval
+                            nk = (basek + dk) | row[g] | ((v if v < minimum else minimum) << _V_SHIFT)
+                            ns = sc + dsc
+                            if ns > nxt.get(nk, -1):
+                                nxt[nk] = ns
+                                back[nk] = (key, detail)
+                        continue
+                    for dk, g, dsc, _dval, detail in opts:
+                        nk = (basek + dk) | row[g]
                         ns = sc + dsc
                         if ns > nxt.get(nk, -1):
                             nxt[nk] = ns
@@ -1130,9 +1152,9 @@ def _run_passes(prog: _Programme, need_move: bool) -> _Plan | None:
     """Lower the target from the bound until it is met (lean: first without jokers)."""
     low = 1 if need_move else 0
     if prog.lean:
-        plan = prog.search_all()
-        if plan is not None and (plan.score >> _P_SHIFT) >= low:
-            return plan
+        plan = prog.search()
+        if plan is not None:
+            return plan if plan.score >= 0 and (plan.score >> _P_SHIFT) >= low else None
     if prog.lean and prog.jtot:
         # Allow one more joker at a time and ask only for better: each pass prunes every
         # state that cannot beat the last pass's best, so the passes with more jokers (whose
