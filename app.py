@@ -153,7 +153,7 @@ def _tag_routes(app: FastAPI) -> None:
     from fastapi.routing import APIRoute
 
     for route in app.routes:
-        if isinstance(route, APIRoute) and not route.tags:
+        if isinstance(route, APIRoute) and route.include_in_schema and not route.tags:
             route.tags = [next(tag for prefix, tag in _TAGS if route.path.startswith(prefix))]
 
 
