@@ -196,7 +196,7 @@ def _colour_options(
     still free, ``jstart``: a run may start with a joker here, ``jmax``: longest joker-only start.
     ``lean``: jokers only where a set needs them (see :class:`_Programme`).
 
-    Returns ``(new_state, g, jr, u, cont, detail)``: ``g`` numbered tiles left for this number's
+    Returns ``(new_state_id, g, jr, u, cont, detail)``: ``g`` numbered tiles left for this number's
     groups, ``jr`` jokers put into runs, ``u`` numbered tiles used, ``cont`` runs that go on,
     ``detail`` = (m, ys, x12, x3, x4, s, sj, g) for rebuilding the sets.
     """
@@ -250,7 +250,7 @@ def _colour_options(
                                     old = best.get(key)
                                     if old is None or cont > old[0]:
                                         best[key] = (cont, ur + g, (m, ys, x12, x3, x4, s, sj, g))
-    return tuple((k[0], k[1], k[2], v[1], v[0], v[2]) for k, v in best.items())
+    return tuple((_IDS.id(k[0]), k[1], k[2], v[1], v[0], v[2]) for k, v in best.items())
 
 
 @lru_cache(maxsize=None)
@@ -456,13 +456,13 @@ class _Programme:
         grp = self.grpw[c][n]
         pts = self.objective == "points"
         out = []
-        for new, g, jr, u, cont, detail in raw:
+        for nsid, g, jr, u, cont, detail in raw:
             placed = u - t
             primary, other = (placed * n, placed) if pts else (placed, placed * n)
             # A run that goes on through an old start can be split there afterwards.
             proxy = adj[min(cont, top)] + min(grp, g) + sw[min(detail[0] + detail[5] + detail[6], stop)]
             score = (primary << _P_SHIFT) + (proxy << _X_SHIFT) + other
-            out.append((_IDS.id(new), g, jr, score, (u + jr) * n, detail))
+            out.append((nsid, g, jr, score, (u + jr) * n, detail))
         self._opt_cache[key] = out
         return out
 
