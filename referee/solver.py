@@ -301,6 +301,8 @@ _PEND_SHIFT = 52
 _MAXG_SHIFT = 56
 _S_SHIFT = 60
 _KEEP_MASK = (1 << _PEND_SHIFT) - 1
+# _LEAN_JG[key >> _MAXG_SHIFT]: jokers the fewest groups of one number need (lean mode).
+_LEAN_JG = [max(0, 3 * max(f & 15, -(-(f >> 4) // 4)) - (f >> 4)) if f >> 4 else 0 for f in range(64 * 16)]
 # _GROW[key >> _MAXG_SHIFT][g]: the group scratch bits after g more tiles go to groups.
 _GROW = [
     [(max(f & 15, g) | ((f >> 4) + g) << 4) << _MAXG_SHIFT for g in range(9)] if (f >> 4) < 60 else []
@@ -637,6 +639,36 @@ class _Programme:
             nxt = {}
             back = {}
             rest = ub[n + 1]
+            if lean:
+                # One way to group (the fewest groups), jokers all "from the table".
+                cap = jrem_of[0]
+                need = target - rest
+                for key, sc in cur.items():
+                    if (sc >> _P_SHIFT) < need:
+                        continue
+                    jg = _LEAN_JG[key >> _MAXG_SHIFT]
+                    used = ((key >> _JS_SHIFT) & 255) + ((key >> _PEND_SHIFT) & 15) + jg
+                    if used > cap:
+                        continue
+                    nk = (key & _VJS_CLEAR) | (used << _JS_SHIFT)
+                    if sc > nxt.get(nk, -1):
+                        nxt[nk] = sc
+                        back[nk] = (key, (jg, 0))
+                if jt:
+                    # A state with fewer jokers placed and at least the score is at least as
+                    # good (unplaced jokers are spare, laid afterwards): drop the other.
+                    unit = 1 << _JS_SHIFT
+                    for key in [k for k in nxt if (k >> _JS_SHIFT) & 255]:
+                        sc = nxt[key]
+                        for d in range(1, ((key >> _JS_SHIFT) & 255) + 1):
+                            if nxt.get(key - d * unit, -1) >= sc:
+                                del nxt[key]
+                                break
+                backs.append(back)
+                cur = nxt
+                if not cur:
+                    return None
+                continue
             for key, sc in cur.items():
                 pend = (key >> _PEND_SHIFT) & 15
                 maxg = (key >> _MAXG_SHIFT) & 15
@@ -672,16 +704,6 @@ class _Programme:
                         if ns > nxt.get(nk, -1):
                             nxt[nk] = ns
                             back[nk] = (key, (jg, x))
-            if lean and jt:
-                # Lean mode: a state with fewer jokers placed and at least the score is at
-                # least as good (unplaced jokers are spare, laid afterwards), so drop the other.
-                unit = 1 << _JS_SHIFT
-                for key in [k for k in nxt if (k >> _JS_SHIFT) & 255]:
-                    sc = nxt[key]
-                    for d in range(1, ((key >> _JS_SHIFT) & 255) + 1):
-                        if nxt.get(key - d * unit, -1) >= sc:
-                            del nxt[key]
-                            break
             backs.append(back)
             cur = nxt
             if not cur:
