@@ -167,3 +167,6 @@ def export_reader(net, path: Path, size: int) -> None:
         dynamic_axes={"crops": {0: "n"}, "number": {0: "n"}, "colour": {0: "n"}, "up": {0: "n"}}, opset_version=17,
         dynamo=False,
     )
+    from vision.onnx_compact import compact
+
+    compact(path)
