@@ -5,7 +5,8 @@ The reader's probabilities are simulated with a seeded model of its typical conf
 3/8, 12/13, 10/11, orange/red, black/blue; see :func:`simulate_probs`), on tiles whose truth is
 known: the labelled real photos (``--source real``: true boxes, the tiles of
 ``datasets/labels/sets_real.json``) or scenes rendered by ``datasets.synth`` (``--source
-rendered``). Each photo then goes through :func:`vision.decode.build_reading` and every tile's
+rendered``, with the scenes' true up vectors, as the reader's orientation head gives them). Each
+photo then goes through :func:`vision.decode.build_reading` and every tile's
 final reading is compared with the reader's first choice and with the truth.
 
 Reported, split by the reader's confidence (``CONFIDENT`` and above, or below):
@@ -135,7 +136,11 @@ class DecodeReport:
         return out
 
 
-def _real_photos(splits: list[str]) -> Iterator[tuple[tuple[int, int], np.ndarray, list[Tile]]]:
+Photo = tuple[tuple[int, int], np.ndarray, list[Tile], "np.ndarray | None"]
+"""Image size, true boxes, true tiles, up vectors (None when unknown)."""
+
+
+def _real_photos(splits: list[str]) -> Iterator[Photo]:
     from datasets.real import load_split
     from vision.eval_layout import load_set_labels
 
@@ -146,10 +151,10 @@ def _real_photos(splits: list[str]) -> Iterator[tuple[tuple[int, int], np.ndarra
             if label is None or not label["sets"] or len(photo.tiles) != label["n_tiles"]:
                 continue  # only photos with tiles lying in sets say something about set decoding
             boxes = np.array([t.box_xyxy for t in photo.tiles], dtype=np.float64)
-            yield (photo.width, photo.height), boxes, [t.tile for t in photo.tiles]
+            yield (photo.width, photo.height), boxes, [t.tile for t in photo.tiles], None
 
 
-def _rendered_photos(count: int, seed: int) -> Iterator[tuple[tuple[int, int], np.ndarray, list[Tile]]]:
+def _rendered_photos(count: int, seed: int) -> Iterator[Photo]:
     from datasets.synth import render_scene
     from referee.tiles import parse_tile
 
@@ -159,7 +164,9 @@ def _rendered_photos(count: int, seed: int) -> Iterator[tuple[tuple[int, int], n
         if not tiles:
             continue
         boxes = np.array([t["box"] for t in tiles], dtype=np.float64)
-        yield (record["width"], record["height"]), boxes, [parse_tile(t["code"]) for t in tiles]
+        a = np.radians([t["up_deg"] for t in tiles])  # what the reader's orientation head gives
+        up = np.stack([np.sin(a), -np.cos(a)], axis=1)
+        yield (record["width"], record["height"]), boxes, [parse_tile(t["code"]) for t in tiles], up
 
 
 def evaluate(source: str = "real", splits: tuple[str, ...] = ("valid", "test", "train"), rendered: int = 100,
@@ -173,9 +180,9 @@ def evaluate(source: str = "real", splits: tuple[str, ...] = ("valid", "test", "
     rng = np.random.default_rng(seed)
     report = DecodeReport()
     for _ in range(repeats):
-        for size, boxes, truth in photos:
+        for size, boxes, truth, up in photos:
             probs = simulate_probs(truth, rng, model)
-            det = TileDetections(boxes, np.ones(len(truth)), probs)
+            det = TileDetections(boxes, np.ones(len(truth)), probs, up)
             t0 = time.perf_counter()
             reading = build_reading(size, det, rules)
             report.times_ms.append((time.perf_counter() - t0) * 1000)

@@ -291,3 +291,42 @@ def test_empty_photo() -> None:
     reading = build_reading((640, 480), TileDetections.empty())
     assert reading.tiles == () and reading.sets == () and reading.doubts == ()
     assert reading.to_dict()["image"] == {"width": 640, "height": 480}
+
+
+def test_simulated_reader_never_changes_confident_tiles_and_fixes_more_than_it_spoils() -> None:
+    """The measurement of ``python -m vision.eval_decode``, on synthetic legal tables."""
+    from vision.eval_decode import DecodeReport, simulate_probs
+
+    rng = np.random.default_rng(7)
+    tables = ["R5 R6 R7 | K3 B3 O3 R3 | B9 B10 B11 B12 | O1 O2 J | K13 R13 B13 | O6 O7 O8 O9",
+              "K1 K2 K3 K4 K5 | R9 B9 K9 | O11 O12 O13 | B6 R6 O6 | R1 R2 J R4 | K10 B10 O10 R10"]
+    report = DecodeReport()
+    for k in range(40):
+        scene = table_scene(tables[k % 2])
+        truth = [t for t in scene.tiles if t is not None]
+        boxes, _ = scene.view(angle_deg=float(rng.uniform(0, 360)), px=40)
+        probs = simulate_probs(truth, rng)
+        reading = build_reading((1600, 1200), TileDetections(boxes, np.ones(len(boxes)), probs))
+        for i, t in enumerate(reading.tiles):
+            first = int(probs[i].argmax())
+            report.add(first, t.tile.index if t.tile else -1, truth[i].index, probs[i, first] / probs[i].sum() >= CONFIDENT)
+    confident, uncertain = report.counts["confident"], report.counts["uncertain"]
+    assert confident["tiles"] > 500 and confident["changed"] == 0
+    assert uncertain["fixed"] >= 0.6 * (uncertain["fixed"] + uncertain["still_wrong"])
+    assert uncertain["spoiled"] <= 0.05 * (uncertain["spoiled"] + uncertain["still_right"])
+
+
+def test_simulated_reader_on_the_real_labelled_sets() -> None:
+    """Measured (5 simulated readings of each of the 66 labelled photos with sets): 494 of 674
+    misread uncertain tiles fixed, 6 of 600 right ones spoiled, 0 of 5001 confident ones changed."""
+    from datasets.real import real_root
+    from vision.eval_decode import evaluate
+
+    if not (real_root() / "valid").is_dir():
+        pytest.skip("the shared real photos (rummikub-real-v1) are not on this machine")
+    report = evaluate("real", ("valid", "test"), seed=1)
+    confident, uncertain = report.counts["confident"], report.counts["uncertain"]
+    assert confident["changed"] == 0
+    assert uncertain["fixed"] >= 0.6 * (uncertain["fixed"] + uncertain["still_wrong"])
+    assert uncertain["spoiled"] <= 0.04 * (uncertain["spoiled"] + uncertain["still_right"])
+    assert report.sets["illegal_read_legal"] <= 0.02 * report.sets["illegal"] + 1
