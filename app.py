@@ -121,7 +121,6 @@ def create_app(settings: Settings | None = None, reader: Any | None = None, dice
         _add_offline_docs(app, docs_assets)
     app.include_router(play_router)
     app.include_router(sheets_router)
-    _tag_routes(app)
     _add_error_handlers(app)
     # Photos for a turn check (before, after, rack) travel in one request: allow three of them.
     app.add_middleware(BodyLimitMiddleware, max_bytes=3 * settings.max_upload_bytes + 1024 * 1024)
@@ -135,26 +134,6 @@ def create_app(settings: Settings | None = None, reader: Any | None = None, dice
         return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
 
     return app
-
-
-_TAGS = (  # groups of /docs, by path prefix (first match wins)
-    ("/api/photo", "photos"),
-    ("/api/turn/check-photos", "photos"),
-    ("/api/dice/sheets", "score sheets"),
-    ("/api/dice", "Rummikub Dice"),
-    ("/api/matches", "score sheets"),
-    ("/api/health", "server"),
-    ("/api/rules", "server"),
-    ("/api/", "referee"),
-)
-
-
-def _tag_routes(app: FastAPI) -> None:
-    from fastapi.routing import APIRoute
-
-    for route in app.routes:
-        if isinstance(route, APIRoute) and route.include_in_schema and not route.tags:
-            route.tags = [next(tag for prefix, tag in _TAGS if route.path.startswith(prefix))]
 
 
 def _offline_docs_assets() -> Path | None:
@@ -268,7 +247,8 @@ def main(argv: list[str] | None = None) -> int:
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     db_path = (args.db or default_db_path()).expanduser()
-    settings = Settings(db_path=db_path, models_dir=args.models or Settings().models_dir, load_models=not args.no_models,
+    settings = Settings(db_path=db_path, models_dir=args.models or Settings().models_dir,
+                        load_models=not args.no_models,
                         workers=max(1, args.workers), https=args.https)
     ssl: dict[str, str] = {}
     scheme = "http"

@@ -53,7 +53,7 @@ from webapp.schemas import (
     TurnPhotosOut,
 )
 
-__all__ = ["router", "rules_from", "sets_from", "table_out", "read_upload", "score_out", "dice_result"]
+__all__ = ["router", "tag_routes", "rules_from", "sets_from", "table_out", "read_upload", "score_out", "dice_result"]
 
 router = APIRouter(prefix="/api")
 
@@ -68,6 +68,26 @@ PHOTO_ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 Mode = Literal["table", "rack"]
+
+TAGS = (  # groups in /docs, by path prefix (first match wins)
+    ("/api/photo", "photos"),
+    ("/api/turn/check-photos", "photos"),
+    ("/api/dice/sheets", "score sheets"),
+    ("/api/dice", "Rummikub Dice"),
+    ("/api/matches", "score sheets"),
+    ("/api/health", "server"),
+    ("/api/rules", "server"),
+    ("/api/", "referee"),
+)
+
+
+def tag_routes(api_router: APIRouter) -> APIRouter:
+    """Give every route of the router its group in the OpenAPI docs (see :data:`TAGS`)."""
+    for route in api_router.routes:
+        path = getattr(route, "path", "")
+        if hasattr(route, "tags") and not route.tags:
+            route.tags = [next(tag for prefix, tag in TAGS if path.startswith(prefix))]
+    return api_router
 
 
 # -- conversions --------------------------------------------------------------------------------------
@@ -483,3 +503,6 @@ def suggestion(body: SuggestIn) -> dict[str, Any]:
 async def suggest(body: SuggestIn, rt: Runtime = Depends(get_runtime)) -> dict[str, Any]:
     """The move laying the most tiles (or points), with steps a person can carry out."""
     return await rt.run(suggestion, body)
+
+
+tag_routes(router)

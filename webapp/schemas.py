@@ -188,7 +188,9 @@ class CorrectedTileIn(In):
     """A tile as the player confirmed it."""
 
     box: list[float] = Field(min_length=4, max_length=4, description="x1, y1, x2, y2 pixels.")
-    tile: Annotated[str, StringConstraints(max_length=8)] = Field(description='Code in notation; "" or "-" removes a box that is not a tile.')
+    tile: Annotated[str, StringConstraints(max_length=8)] = Field(
+        description='Code in notation; "" or "-" removes a box that is not a tile.'
+    )
     up: list[float] | None = Field(None, min_length=2, max_length=2,
                                    description="The tile's up vector from the reading, if it had one.")
 
@@ -271,7 +273,9 @@ class TurnPhotosOut(BaseModel):
 class ScoreIn(In):
     """The racks at the end of a game; ``winner`` null means a stalemate (the pool ran out)."""
 
-    racks: dict[Name, Tiles] = Field(max_length=8, examples=[{"Ana": "", "Ben": "R1 R1 K11 J", "Chen": "B4 B5 O7 K2 R8"}])
+    racks: dict[Name, Tiles] = Field(
+        max_length=8, examples=[{"Ana": "", "Ben": "R1 R1 K11 J", "Chen": "B4 B5 O7 K2 R8"}]
+    )
     winner: Name | None = None
     rules: RulesIn = RulesIn()
 

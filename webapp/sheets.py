@@ -22,7 +22,7 @@ from referee.penalties import penalty_for_timeout
 from referee.ruleset import MatchScoring, RuleSet
 from referee.scoring import GameScore, MatchSheet, ScoringError
 from referee.tiles import format_tiles
-from webapp.api import ERRORS, rules_from, score_out
+from webapp.api import ERRORS, rules_from, score_out, tag_routes
 from webapp.runtime import Runtime, get_runtime
 from webapp.schemas import (
     DeletedOut,
@@ -338,3 +338,5 @@ def dice_csv(record: DiceSheetRecord) -> str:
 async def export_dice(sheet_id: int, rt: Runtime = Depends(get_runtime)) -> Response:
     return _csv_response(dice_csv(rt.store.get_dice_sheet(sheet_id)), f"rummikub-dice-{sheet_id}.csv")
 
+
+tag_routes(router)

@@ -333,7 +333,9 @@ class Store:
             conn.execute("DELETE FROM games WHERE id = ?", (row["id"],))
             return int(row["number"])
 
-    def add_penalty(self, match_id: int, game_number: int, player: str, kind: str, tiles: int, note: str) -> PenaltyRecord:
+    def add_penalty(
+        self, match_id: int, game_number: int, player: str, kind: str, tiles: int, note: str
+    ) -> PenaltyRecord:
         """Log a penalty (e.g. the timer ran out during a manipulation)."""
         with self.transaction() as conn:
             match = self._match_row(conn, match_id)
@@ -345,7 +347,8 @@ class Store:
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (match_id, game_number, player, kind, tiles, note, created),
             )
-            return PenaltyRecord(int(cur.lastrowid), game_number, player, kind, tiles, note, created)  # type: ignore[arg-type]
+            penalty_id = int(cur.lastrowid)  # type: ignore[arg-type]
+            return PenaltyRecord(penalty_id, game_number, player, kind, tiles, note, created)
 
     def _match_row(self, conn: sqlite3.Connection, match_id: int) -> sqlite3.Row:
         row = conn.execute("SELECT * FROM matches WHERE id = ?", (match_id,)).fetchone()
@@ -439,7 +442,8 @@ class Store:
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (sheet_id, player, turn, faces, score, json.dumps(dict(arrangement)), created),
             )
-            return DiceTurnRecord(int(cur.lastrowid), player, turn, faces, score, dict(arrangement), created)  # type: ignore[arg-type]
+            turn_id = int(cur.lastrowid)  # type: ignore[arg-type]
+            return DiceTurnRecord(turn_id, player, turn, faces, score, dict(arrangement), created)
 
     def _dice_sheet(self, conn: sqlite3.Connection, sheet_id: int) -> DiceSheetRecord:
         row = conn.execute("SELECT * FROM dice_sheets WHERE id = ?", (sheet_id,)).fetchone()

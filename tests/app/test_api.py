@@ -277,3 +277,10 @@ def test_api_docs_work_offline(client: TestClient) -> None:
         html = client.get(page).text
         assert asset in html and "cdn." not in html and "fonts.googleapis" not in html
         assert client.get(asset).status_code == 200
+
+
+def test_every_operation_is_grouped_in_the_docs(client: TestClient) -> None:
+    spec = client.get("/openapi.json").json()
+    tags = {p: op.get("tags") for p, ops in spec["paths"].items() for op in ops.values()}
+    assert all(tags.values()), [p for p, t in tags.items() if not t]
+    assert {t[0] for t in tags.values()} == {"photos", "referee", "Rummikub Dice", "score sheets", "server"}
