@@ -102,13 +102,14 @@ def train_reader(args) -> None:
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)
     steps_per_epoch = max(1, args.samples_per_epoch // args.batch)
     total = steps_per_epoch * args.epochs
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=total, pct_start=0.1)
     ce_num = nn.CrossEntropyLoss(label_smoothing=0.05)
     ce_col = nn.CrossEntropyLoss(label_smoothing=0.05, ignore_index=-1)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     best, best_metrics, history = -1.0, {}, []
-    deadline = started + args.hours * 3600 if args.hours else math.inf
+    budget = args.hours * 3600 if args.hours else math.inf
+    train_start = time.time()
+    step = 0
     for epoch in range(args.epochs):
         bar = tqdm(range(steps_per_epoch), desc=f"reader epoch {epoch + 1}/{args.epochs}", file=sys.stdout, mininterval=5)
         losses = []
@@ -125,8 +126,13 @@ def train_reader(args) -> None:
                 loss = loss + 0.5 * (1 - (pu * up[known]).sum(1)).mean()
             opt.zero_grad()
             loss.backward()
+            # Warm-up, then cosine decay over whichever runs out first, the steps or the time
+            # budget: a run cut short by --hours still ends with a small learning rate.
+            progress = max(step / total, (time.time() - train_start) / budget)
+            for group in opt.param_groups:
+                group["lr"] = _learning_rate(args.lr, progress)
             opt.step()
-            sched.step()
+            step += 1
             losses.append(loss.item())
             bar.set_postfix(loss=f"{np.mean(losses[-50:]):.3f}")
         metrics = evaluate(net, val_real, args.size)
@@ -139,8 +145,8 @@ def train_reader(args) -> None:
         if metrics["exact_acc"] >= best:
             best, best_metrics = metrics["exact_acc"], {"real_valid": metrics, "synthetic_valid": syn, "epoch": epoch + 1}
             torch.save(net.state_dict(), out / "tile_reader.pt")
-        if time.time() > deadline:
-            print("time budget reached: stopping early", flush=True)
+        if (time.time() - train_start) >= budget:
+            print("time budget reached: stopping", flush=True)
             break
     net.load_state_dict(torch.load(out / "tile_reader.pt", map_location="cpu"))
     export_reader(net, out / "tile_reader.onnx", args.size)
@@ -153,6 +159,13 @@ def train_reader(args) -> None:
     }
     (out / "tile_reader.json").write_text(json.dumps(card, indent=2) + "\n")
     print(f"wrote {out / 'tile_reader.onnx'}; best real-valid exact accuracy {best:.4f}", flush=True)
+
+
+def _learning_rate(peak: float, progress: float, warmup: float = 0.03) -> float:
+    if progress < warmup:
+        return peak * max(progress / warmup, 0.05)
+    t = min(1.0, (progress - warmup) / (1 - warmup))
+    return peak * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * t)))
 
 
 def export_reader(net, path: Path, size: int) -> None:
