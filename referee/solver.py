@@ -275,6 +275,26 @@ def _group_jokers(maxg: int, total: int, jmax: int, lean: bool) -> tuple[int, ..
     return tuple(sorted(ok))
 
 
+_DOMINANCE_MIN = 64
+"""Layers bigger than this are cleared of dominated states (measured: smaller ones gain less
+than the check costs)."""
+
+
+@lru_cache(maxsize=None)
+def _up_states(sid: int) -> tuple[int, ...]:
+    """Run states one step "better" than ``sid``: one open run longer (1->2, 2->3, and 3 for a
+    3-with-a-joker-last, which must go on), or one more run of 3."""
+    state = _IDS.states[sid]
+    ups = set()
+    for i, code in enumerate(state):
+        better = {1: 2, 2: 3, 4: 3}.get(code)
+        if better is not None:
+            ups.add(tuple(sorted(state[:i] + (better,) + state[i + 1 :])))
+    if len(state) < 4:
+        ups.add(tuple(sorted(state + (3,))))
+    return tuple(_IDS.id(u) for u in sorted(ups))
+
+
 class _StateIds:
     """Small int ids for per-colour run states (sorted tuples of run codes)."""
 
@@ -654,6 +674,23 @@ class _Programme:
                     if sc > nxt.get(nk, -1):
                         nxt[nk] = sc
                         back[nk] = (key, (jg, 0))
+                if len(nxt) > _DOMINANCE_MIN:  # worth it only on big layers
+                    # A longer open run can do all a shorter one can (go on, and more: end), and
+                    # an extra run of 3 or more can simply end: a state whose runs are all at
+                    # least as long, with at least the score, makes this one useless.
+                    for c in range(4):
+                        sh = 8 * c
+                        dead = []
+                        for key, sc in nxt.items():
+                            ups = _up_states((key >> sh) & 255)
+                            if ups:
+                                base = key & ~(255 << sh)
+                                for up in ups:
+                                    if nxt.get(base | up << sh, -1) >= sc:
+                                        dead.append(key)
+                                        break
+                        for key in dead:
+                            del nxt[key]
                 if jt:
                     # A state with fewer jokers placed and at least the score is at least as
                     # good (unplaced jokers are spare, laid afterwards): drop the other.
