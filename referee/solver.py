@@ -305,6 +305,8 @@ class _StateIds:
     def id(self, state: tuple[int, ...]) -> int:
         sid = self.ids.get(state)
         if sid is None:
+            if len(self.states) > _CM:  # never seen in practice: ~60 states classic, ~300 XP
+                raise SolverError(_("too many run patterns for the solver's state keys"))
             sid = self.ids[state] = len(self.states)
             self.states.append(state)
         return sid
@@ -312,14 +314,16 @@ class _StateIds:
 
 _IDS = _StateIds()
 
-# Key layout (one int): colour states in bits 0-31 (8 each), joker state 32-39, opening value
-# 40-51, then per-number scratch: jokers put in runs 52-55, most tiles of one colour in groups
-# 56-59, tiles in groups 60-65.
-_JS_SHIFT = 32
-_V_SHIFT = 40
-_PEND_SHIFT = 52
-_MAXG_SHIFT = 56
-_S_SHIFT = 60
+# Key layout (one int): colour states in bits 0-39 (10 each), joker state 40-47, opening value
+# 48-59, then per-number scratch: jokers put in runs 60-63, most tiles of one colour in groups
+# 64-67, tiles in groups 68 and up.
+_CB = 10
+_CM = (1 << _CB) - 1
+_JS_SHIFT = 40
+_V_SHIFT = 48
+_PEND_SHIFT = 60
+_MAXG_SHIFT = 64
+_S_SHIFT = 68
 _KEEP_MASK = (1 << _PEND_SHIFT) - 1
 # _LEAN_JG[key >> _MAXG_SHIFT]: jokers the fewest groups of one number need (lean mode).
 _LEAN_JG = [max(0, 3 * max(f & 15, -(-(f >> 4) // 4)) - (f >> 4)) if f >> 4 else 0 for f in range(64 * 16)]
@@ -529,7 +533,7 @@ class _Programme:
                     return None
                 nk = (key & _VJS_CLEAR) | ((used + pend + jg) << _JS_SHIFT)
                 if n == 13:
-                    if any(code != 3 for cc in range(4) for code in _IDS.states[(nk >> (8 * cc)) & 255]):
+                    if any(code != 3 for cc in range(4) for code in _IDS.states[(nk >> (_CB * cc)) & _CM]):
                         return None
                     group_jokers[12] = jg
                     return sc
@@ -542,11 +546,11 @@ class _Programme:
                 else:
                     group_jokers[n - 1] = jg
                 return got
-            sh = 8 * c
-            sid = (key >> sh) & 255
+            sh = _CB * c
+            sid = (key >> sh) & _CM
             pend = (key >> _PEND_SHIFT) & 15
             jrem = jcap - ((key >> _JS_SHIFT) & 255) - pend
-            basek = key & ~(255 << sh) & _KEEP_MASK
+            basek = key & ~(_CM << sh) & _KEEP_MASK
             row = _GROW[key >> _MAXG_SHIFT]
             for miss, neg, nsid, g, jrun, detail in options(c, n, sid, jrem):
                 if miss > slack:
@@ -601,15 +605,15 @@ class _Programme:
         simple = not self.jtot and not minimum
         for n in range(1, 14):
             for c in range(4):
-                sh = 8 * c
+                sh = _CB * c
                 nxt: dict[int, int] = {}
                 back: dict[int, tuple[int, Any]] = {}
-                clear = ~(255 << sh) & _KEEP_MASK
+                clear = ~(_CM << sh) & _KEEP_MASK
                 cell = self._cell_options(c, n, simple)
                 if simple:
                     # No jokers, no opening value: the hot loop of most positions.
                     for key, sc in cur.items():
-                        sid = (key >> sh) & 255
+                        sid = (key >> sh) & _CM
                         opts = cell.get(sid)
                         if opts is None:
                             opts = cell[sid] = [(o[0] << sh, o[1], o[3], o[5]) for o in self._options(c, n, sid, 0)]
@@ -624,9 +628,9 @@ class _Programme:
                     backs.append(back)
                     cur = nxt
                     continue
-                keep = ~(255 << sh) & ((1 << _MAXG_SHIFT) - 1)  # keeps the jokers-in-runs count
+                keep = ~(_CM << sh) & ((1 << _MAXG_SHIFT) - 1)  # keeps the jokers-in-runs count
                 for key, sc in cur.items():
-                    sid = (key >> sh) & 255
+                    sid = (key >> sh) & _CM
                     jrem = jrem_of[(key >> _JS_SHIFT) & 255] - ((key >> _PEND_SHIFT) & 15)
                     ck = sid << 4 | jrem
                     opts = cell.get(ck)
@@ -679,12 +683,12 @@ class _Programme:
                     # an extra run of 3 or more can simply end: a state whose runs are all at
                     # least as long, with at least the score, makes this one useless.
                     for c in range(4):
-                        sh = 8 * c
+                        sh = _CB * c
                         dead = []
                         for key, sc in nxt.items():
-                            ups = _up_states((key >> sh) & 255)
+                            ups = _up_states((key >> sh) & _CM)
                             if ups:
-                                base = key & ~(255 << sh)
+                                base = key & ~(_CM << sh)
                                 for up in ups:
                                     if nxt.get(base | up << sh, -1) >= sc:
                                         dead.append(key)
@@ -753,7 +757,7 @@ class _Programme:
                 continue
             if minimum and ((key >> _V_SHIFT) & 4095) < minimum:
                 continue
-            if any(code != 3 for c in range(4) for code in _IDS.states[(key >> (8 * c)) & 255]):
+            if any(code != 3 for c in range(4) for code in _IDS.states[(key >> (_CB * c)) & _CM]):
                 continue
             if sc > best:
                 best_key, best = key, sc
