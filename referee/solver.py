@@ -326,12 +326,10 @@ _MAXG_SHIFT = 64
 _S_SHIFT = 68
 _KEEP_MASK = (1 << _PEND_SHIFT) - 1
 # _LEAN_JG[key >> _MAXG_SHIFT]: jokers the fewest groups of one number need (lean mode).
-_LEAN_JG = [max(0, 3 * max(f & 15, -(-(f >> 4) // 4)) - (f >> 4)) if f >> 4 else 0 for f in range(64 * 16)]
+_LEAN_JG = [max(0, 3 * max(f & 15, -(-(f >> 4) // 4)) - (f >> 4)) if f >> 4 else 0 for f in range(17 * 16)]
 # _GROW[key >> _MAXG_SHIFT][g]: the group scratch bits after g more tiles go to groups.
-_GROW = [
-    [(max(f & 15, g) | ((f >> 4) + g) << 4) << _MAXG_SHIFT for g in range(9)] if (f >> 4) < 60 else []
-    for f in range(64 * 16)
-]
+# At most 4 copies of a tile (RuleSet.copies) and 4 colours: at most 16 tiles in one number's groups.
+_GROW = [[(max(f & 15, g) | ((f >> 4) + g) << 4) << _MAXG_SHIFT for g in range(5)] for f in range(17 * 16)]
 _VJS_CLEAR = ~(((1 << (_PEND_SHIFT - _JS_SHIFT)) - 1) << _JS_SHIFT) & _KEEP_MASK
 
 
