@@ -253,6 +253,26 @@ def _colour_options(
     return tuple((_IDS.id(k[0]), k[1], k[2], v[1], v[0], v[2]) for k, v in best.items())
 
 
+@lru_cache(maxsize=1 << 16)
+def _scored_options(
+    sid: int, t: int, r: int, jrem: int, jstart: bool, jmax: int, lean: bool, n: int, pts: bool,
+    adj: tuple[int, ...], grp: int, sw: tuple[int, ...],
+) -> list[tuple[int, int, int, int, int, tuple[Any, ...]]]:
+    """:func:`_colour_options` with each option's score: (new sid, g, jr, score, value, detail).
+    Shared between solves (most cells of most tables look alike)."""
+    top = len(adj) - 1
+    stop = len(sw) - 1
+    out = []
+    for nsid, g, jr, u, cont, detail in _colour_options(_IDS.states[sid], t, r, jrem, jstart, jmax, lean):
+        placed = u - t
+        primary, other = (placed * n, placed) if pts else (placed, placed * n)
+        # A run that goes on through an old start can be split there afterwards.
+        proxy = adj[min(cont, top)] + min(grp, g) + sw[min(detail[0] + detail[5] + detail[6], stop)]
+        score = (primary << _P_SHIFT) + (proxy << _X_SHIFT) + other
+        out.append((nsid, g, jr, score, (u + jr) * n, detail))
+    return out
+
+
 @lru_cache(maxsize=None)
 def _group_jokers(maxg: int, total: int, jmax: int, lean: bool) -> tuple[int, ...]:
     """Joker counts that let ``total`` numbered tiles of one number (at most ``maxg`` of a colour)
@@ -365,6 +385,7 @@ class _Programme:
         self.jt = table.get(JOKER, 0)
         self.jr = rack.get(JOKER, 0)
         self.jtot = self.jt + self.jr
+        self.table_size = sum(table.values())
         # Lean jokers (tiles objective, no opening minimum): a joker whose set stays valid
         # without it (end of a run of 4+, fourth of a group) is taken off; the programme only
         # places jokers a set needs, and the rest are laid afterwards on any set with room
@@ -469,26 +490,12 @@ class _Programme:
     def _options(self, c: int, n: int, sid: int, jrem: int) -> list[tuple[int, int, int, int, int, tuple[Any, ...]]]:
         key = (c, n, sid, jrem)
         got = self._opt_cache.get(key)
-        if got is not None:
-            return got
-        t, r = self.t[c][n], self.r[c][n]
-        raw = _colour_options(_IDS.states[sid], t, r, jrem, self.jstart[c][n] and jrem > 0, self.jmax, self.lean)
-        adj = self.adjw[c][n]
-        top = len(adj) - 1
-        sw = self.startw[c][n]
-        stop = len(sw) - 1
-        grp = self.grpw[c][n]
-        pts = self.objective == "points"
-        out = []
-        for nsid, g, jr, u, cont, detail in raw:
-            placed = u - t
-            primary, other = (placed * n, placed) if pts else (placed, placed * n)
-            # A run that goes on through an old start can be split there afterwards.
-            proxy = adj[min(cont, top)] + min(grp, g) + sw[min(detail[0] + detail[5] + detail[6], stop)]
-            score = (primary << _P_SHIFT) + (proxy << _X_SHIFT) + other
-            out.append((nsid, g, jr, score, (u + jr) * n, detail))
-        self._opt_cache[key] = out
-        return out
+        if got is None:
+            got = self._opt_cache[key] = _scored_options(
+                sid, self.t[c][n], self.r[c][n], jrem, self.jstart[c][n] and jrem > 0, self.jmax, self.lean, n,
+                self.objective == "points", tuple(self.adjw[c][n]), self.grpw[c][n], tuple(self.startw[c][n]),
+            )
+        return got
 
     def search(self, budget: int = 20000, max_slack: int = 0) -> _Plan | None:
         """Lean mode: the optimum found depth first, by iterative deepening on the rack tiles
@@ -1222,7 +1229,9 @@ def _run_passes(prog: _Programme, need_move: bool) -> _Plan | None:
         # state space is far larger) are the most pruned.
         plan = None
         best = low - 1
-        for cap in range(prog.jtot + 1):
+        # On a small table one pass with every joker is cheaper than three (measured).
+        caps = [prog.jtot] if prog.table_size <= 16 else range(prog.jtot + 1)
+        for cap in caps:
             better = prog.solve(best + 1, joker_cap=cap)
             if better is not None:
                 plan, best = better, better.score >> _P_SHIFT
