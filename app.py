@@ -24,17 +24,18 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
-from referee.i18n import _
+from referee.i18n import LANGUAGES, N_, _, language_from_locale, language_from_tag, use_language
 from referee.ruleset import RuleSetError
 from referee.tiles import TileError
 from vision.image import ImageError
 from webapp import __version__
 from webapp.api import router as play_router
-from webapp.middleware import BodyLimitMiddleware, LanguageMiddleware
-from webapp.runtime import Runtime, Settings
+from webapp.middleware import BodyLimitMiddleware, LanguageMiddleware, html_lang, request_language
+from webapp.page_strings import router as strings_router
+from webapp.runtime import LazySentence, Runtime, Settings
 from webapp.sheets import router as sheets_router
 from webapp.store import NotFoundError, Store, StoreError
 
@@ -44,27 +45,32 @@ log = logging.getLogger("rummikub.app")
 STATIC_DIR = Path(__file__).resolve().parent / "webapp" / "static"
 
 
-def load_models(settings: Settings) -> tuple[Any | None, str | None]:
+# Why a model is missing is decided once at start-up, before any request says which language it
+# reads: the sentences stay untranslated (LazySentence) and each request translates them.
+
+
+def load_models(settings: Settings) -> tuple[Any | None, LazySentence | None]:
     """The tile reader with the shipped models, or ``(None, why)`` when they can't be loaded."""
     if not settings.load_models:
-        return None, _("The server was started without the tile models: type the tiles instead.")
+        return None, LazySentence(N_("The server was started without the tile models: type the tiles instead."))
     try:
         from vision import load_reader
 
         reader = load_reader(settings.models_dir) if settings.models_dir else load_reader()
     except FileNotFoundError as exc:
         log.warning("tile models not loaded: %s", exc)
-        return None, _("The tile models are not installed (models/*.onnx), so photos can't be read: "
-                       "type the tiles instead.")
+        return None, LazySentence(N_("The tile models are not installed (models/*.onnx), so photos can't be read: "
+                                     "type the tiles instead."))
     except Exception as exc:  # noqa: BLE001 - a broken model file must not stop the score sheets
         log.exception("tile models failed to load")
-        return None, _("The tile models failed to load ({error}): type the tiles instead.").format(error=exc)
+        return None, LazySentence(N_("The tile models failed to load ({error}): type the tiles instead."),
+                                  {"error": str(exc)})
     return reader, None
 
 
-def load_dice_models(settings: Settings) -> tuple[Any | None, str | None]:
+def load_dice_models(settings: Settings) -> tuple[Any | None, LazySentence | None]:
     """The dice reader (``vision.dice``) with its shipped models, or ``(None, why)``."""
-    why = _("Reading dice from a photo is not available on this server: type the nine faces instead.")
+    why = LazySentence(N_("Reading dice from a photo is not available on this server: type the nine faces instead."))
     if not settings.load_models:
         return None, why
     try:
@@ -121,6 +127,7 @@ def create_app(settings: Settings | None = None, reader: Any | None = None, dice
         _add_offline_docs(app, docs_assets)
     app.include_router(play_router)
     app.include_router(sheets_router)
+    app.include_router(strings_router)
     _add_error_handlers(app)
     # Photos for a turn check (before, after, rack) travel in one request: allow three of them.
     app.add_middleware(BodyLimitMiddleware, max_bytes=3 * settings.max_upload_bytes + 1024 * 1024)
@@ -129,9 +136,13 @@ def create_app(settings: Settings | None = None, reader: Any | None = None, dice
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
     @app.get("/", include_in_schema=False)
-    async def index() -> FileResponse:
-        # no-cache: a player who updates the app gets the new page, not yesterday's.
-        return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
+    async def index(request: Request) -> HTMLResponse:
+        # <html lang> is the request's language from the first byte (screen readers, fonts: CJK
+        # glyphs differ between zh-Hans, zh-Hant and ja); the page fetches its sentences from
+        # /api/strings. no-cache: a player who updates the app gets the new page, not yesterday's.
+        page = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
+        page = page.replace('<html lang="en"', f'<html lang="{html_lang(request_language(request))}"', 1)
+        return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
 
     return app
 
@@ -201,9 +212,11 @@ def _add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
-        # A bug, not bad input: log it whole, tell the player in one sentence.
+        # A bug, not bad input: log it whole, tell the player in one sentence. Starlette runs this
+        # handler outside the middleware (and so outside the request's language): choose it again.
         log.error("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
-        return _error(500, _("Something went wrong on the server (it is logged): please try again."))
+        with use_language(request_language(request)):
+            return _error(500, _("Something went wrong on the server (it is logged): please try again."))
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -238,7 +251,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="folder with the tile models (default $RUMMIKUB_MODELS or models/)")
     parser.add_argument("--no-models", action="store_true", help="start without the tile models (typed tiles only)")
     parser.add_argument("--workers", type=int, default=Settings().workers, help="photos read at the same time")
+    parser.add_argument("--lang", default=None,
+                        help=f"language of these start-up lines: {', '.join(LANGUAGES)} or a tag such as zh-TW "
+                             "(default: the locale); the page follows each browser's language")
     args = parser.parse_args(argv)
+    if args.lang is not None and language_from_tag(args.lang) is None:
+        parser.error(f"unknown language {args.lang!r}: choose one of {', '.join(LANGUAGES)}")
 
     import uvicorn
 
@@ -257,11 +275,13 @@ def main(argv: list[str] | None = None) -> int:
         ssl = {"ssl_certfile": str(cert), "ssl_keyfile": str(key)}
         scheme = "https"
     hosts = lan_addresses() if args.host in ("0.0.0.0", "::") else [args.host]
-    print(f"Score sheets: {db_path}", file=sys.stderr)
-    for host in hosts or ["127.0.0.1"]:
-        print(f"Open {scheme}://{host}:{args.port}/ in a browser", file=sys.stderr)
-    if args.host in ("127.0.0.1", "localhost"):
-        print("Only this computer can connect; use --host 0.0.0.0 for a phone on the same network.", file=sys.stderr)
+    with use_language(args.lang or language_from_locale()):
+        print(_("Score sheets: {path}").format(path=db_path), file=sys.stderr)
+        for host in hosts or ["127.0.0.1"]:
+            print(_("Open {url} in a browser").format(url=f"{scheme}://{host}:{args.port}/"), file=sys.stderr)
+        if args.host in ("127.0.0.1", "localhost"):
+            print(_("Only this computer can connect; use --host 0.0.0.0 for a phone on the same network."),
+                  file=sys.stderr)
     uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info", **ssl)
     return 0
 

@@ -705,15 +705,19 @@ def _die_label(face: Tile, tile: Tile) -> str:
 
 
 def _set_sentence(index: int, s: DiceSet) -> str:
+    # Whole sentences with their punctuation inside _(): Chinese and Japanese end with 。 and use
+    # full-width brackets, so nothing is glued on outside the translation. The jokers stay in
+    # notation ("J=B6").
     dice = " ".join(s.codes)
-    jokers = ", ".join(f"J={t.code}" for _pos, t in s.jokers)
+    values = {"n": index + 1, "dice": dice, "points": s.points}
+    if s.jokers:
+        values["jokers"] = ", ".join(f"J={t.code}" for _pos, t in s.jokers)
+        if s.kind == "run":
+            return _("Set {n}, run {dice}: {points} points ({jokers}).").format(**values)
+        return _("Set {n}, group {dice}: {points} points ({jokers}).").format(**values)
     if s.kind == "run":
-        text = _("Set {n}, run {dice}: {points} points").format(n=index + 1, dice=dice, points=s.points)
-    else:
-        text = _("Set {n}, group {dice}: {points} points").format(n=index + 1, dice=dice, points=s.points)
-    if jokers:
-        text += " (" + jokers + ")"
-    return text + "."
+        return _("Set {n}, run {dice}: {points} points.").format(**values)
+    return _("Set {n}, group {dice}: {points} points.").format(**values)
 
 
 def _bonus_sentence(bonus: str) -> str:
@@ -900,11 +904,12 @@ def score_sets(
         target = in_run if kind == "run" else in_group
         for d in dice:
             if d in target:
-                raise DiceError(
-                    _("{die} is in two {kind}s: a die can be shared only by one run and one group.").format(
-                        die=tiles[d].code, kind=_("run") if kind == "run" else _("group")
-                    )
-                )
+                # One sentence per kind: a plural is not the word plus "s" in every language.
+                if kind == "run":
+                    problem = _("{die} is in two runs: a die can be shared only by one run and one group.")
+                else:
+                    problem = _("{die} is in two groups: a die can be shared only by one run and one group.")
+                raise DiceError(problem.format(die=tiles[d].code))
             target[d] = si
         if kind == "run":
             ordered, stand = readings[si][0]

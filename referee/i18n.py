@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # for annotations only: gettext loads on first use
     import gettext
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping
     from types import TracebackType
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "negotiate_language",
     "language_from_locale",
     "colour_name",
+    "join_sentences",
     "LANGUAGES",
     "LANGUAGE_NAMES",
     "DOMAIN",
@@ -219,3 +220,18 @@ def colour_name(colour: Any) -> str:
     except (KeyError, TypeError):
         raise ValueError(f"{colour!r} is not a tile colour: expected K, B, O or R") from None
 
+
+
+# Chinese and Japanese end a sentence with a full-width 。 (or ！？) and start the next one
+# without a space; English and Spanish put a space between sentences.
+_RUN_TOGETHER = frozenset({"zh_Hans", "zh_Hant", "ja"})
+
+
+def join_sentences(sentences: Iterable[str]) -> str:
+    """Whole translated sentences one after another, as the current language writes them: with a
+    space in English and Spanish, without one in Chinese and Japanese. Empty ones are skipped.
+
+    Join only complete sentences, each translated on its own; never glue pieces of one sentence.
+    """
+    parts = [s.strip() for s in sentences if s and s.strip()]
+    return ("" if _language.get() in _RUN_TOGETHER else " ").join(parts)

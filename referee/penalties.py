@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from referee.i18n import _, ngettext
+from referee.i18n import _, join_sentences, ngettext
 from referee.ruleset import RuleSet, TimeoutPenalty
 from referee.tiles import Tile, format_tiles
 from referee.verdict import as_tiles
@@ -117,4 +117,6 @@ def penalty_for_timeout(
             draw += len(left)
         parts.append(ngettext("Draw {count} tile as a penalty.", "Draw {count} tiles as a penalty.", draw).format(count=draw))
     parts.append(_("The turn ends."))
-    return Penalty("unfinished_manipulation", draw, laid_tiles, left, True, policy, " ".join(parts))
+    # Whole sentences, each translated on its own, joined as the language writes them (no space
+    # between Chinese or Japanese sentences).
+    return Penalty("unfinished_manipulation", draw, laid_tiles, left, True, policy, join_sentences(parts))

@@ -31,7 +31,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from referee.i18n import _
+from referee.i18n import _, use_language
 from referee.tiles import Tile
 from vision.detect import MODELS_DIR, DetectorSettings, TileModel, _session
 from vision.detections import CODES, N_CODES
@@ -399,6 +399,23 @@ def _text(img: np.ndarray, text: str, org: tuple[int, int], scale: float, colour
     return tw + 2 * pad, th + base + 2 * pad
 
 
+def _ascii(translated: str, english: str) -> str:
+    """OpenCV's Hershey fonts draw ASCII only (Chinese or Japanese letters come out as ???): a
+    translation in another script is drawn in English, as vision/overlay.py does."""
+    return translated if translated.isascii() else english
+
+
+def _ascii_message(reading: DiceReading) -> str:
+    """The reading's message for the banner: as it is when OpenCV can draw it, else in English."""
+    message = reading.message or ""
+    if message.isascii():
+        return message
+    if len(reading.faces) != reading.expected:
+        with use_language("en"):
+            return count_message(len(reading.faces), reading.expected)
+    return f"{len(reading.faces)}/{reading.expected} dice: ?"  # any other message: no words to draw
+
+
 def draw_dice_overlay(image_bgr: np.ndarray, reading: DiceReading) -> np.ndarray:
     """A copy of the photo with every face read, the sets of the best arrangement and the score.
 
@@ -436,7 +453,7 @@ def draw_dice_overlay(image_bgr: np.ndarray, reading: DiceReading) -> np.ndarray
         _text(img, str(i + 1), (x1, y2 + nh + thick * 3), max(fit * 0.6, 0.3), (0, 0, 0), thick=1)
     if reading.arrangement is not None:
         arr = reading.arrangement
-        banner = _("Score {score}").format(score=arr.score)
+        banner = _ascii(_("Score {score}"), "Score {score}").format(score=arr.score)
         if arr.bonus:
             banner += f" ({arr.bonus.replace('_', ' ')})"
         parts = [" ".join(t.code for t in s.faces) for s in arr.sets]
@@ -444,7 +461,7 @@ def draw_dice_overlay(image_bgr: np.ndarray, reading: DiceReading) -> np.ndarray
             banner += ": " + " | ".join(parts)
         _text(img, banner, (int(10 * unit), int(10 * unit) + int(40 * scale)), scale * 1.2, (0, 0, 0), thick=max(1, thick - 1))
     elif reading.message:
-        _text(img, reading.message, (int(10 * unit), int(10 * unit) + int(40 * scale)), scale * 0.9, (255, 255, 255),
+        _text(img, _ascii_message(reading), (int(10 * unit), int(10 * unit) + int(40 * scale)), scale * 0.9, (255, 255, 255),
               bg=(0, 0, 200), thick=max(1, thick - 1))
     return img
 

@@ -14,7 +14,7 @@ import numpy as np
 from fastapi import APIRouter, Depends, File, Form, HTTPException, UploadFile
 from fastapi.responses import Response
 
-from referee.i18n import _, ngettext
+from referee.i18n import _, current_language, join_sentences, ngettext
 from referee.meld import check_opening
 from referee.dice import best_arrangement
 from referee.penalties import penalty_for_timeout
@@ -77,6 +77,7 @@ TAGS = (  # groups in /docs, by path prefix (first match wins)
     ("/api/matches", "score sheets"),
     ("/api/health", "server"),
     ("/api/rules", "server"),
+    ("/api/strings", "server"),
     ("/api/", "referee"),
 )
 
@@ -121,7 +122,7 @@ def table_summary(verdict: TableVerdict) -> str:
             count=len(verdict.loose)))
     others = [v for v in verdict.violations if v.code in ("too_many_copies", "too_many_jokers")]
     parts.extend(v.message for v in others)
-    return " ".join(parts)
+    return join_sentences(parts)
 
 
 def set_summary(verdict: SetVerdict) -> str:
@@ -182,7 +183,7 @@ async def health(rt: Runtime = Depends(get_runtime)) -> dict[str, Any]:
         "ok": True,
         "version": __version__,
         "models_loaded": rt.reader is not None,
-        "model_problem": rt.model_problem,
+        "model_problem": rt.model_problem_text(),
         "dice_photos": rt.dice_reader is not None,
         "https": rt.settings.https,
         "max_upload_mb": rt.settings.max_upload_bytes // (1024 * 1024),
@@ -220,7 +221,7 @@ def require_reader(rt: Runtime) -> Any:
     if rt.reader is None:
         raise HTTPException(
             503,
-            rt.model_problem
+            rt.model_problem_text()
             or _("The tile models are not installed, so photos can't be read: type the tiles instead."),
         )
     return rt.reader
@@ -337,7 +338,7 @@ async def opening_check(body: OpeningIn) -> dict[str, Any]:
         out["summary"] = _("Not enough for the initial meld: {points} points of the {minimum} needed.").format(
             points=verdict.points, minimum=verdict.minimum)
     else:
-        out["summary"] = " ".join(v.message for v in verdict.violations)
+        out["summary"] = join_sentences(v.message for v in verdict.violations)
     return out
 
 
@@ -365,7 +366,7 @@ def turn_result(body: TurnIn) -> dict[str, Any]:
         else:
             out["summary"] = _("Legal turn: {tiles} laid.").format(tiles=laid)
     else:
-        out["summary"] = _("Not a legal turn.") + " " + " ".join(v.message for v in verdict.violations)
+        out["summary"] = join_sentences([_("Not a legal turn."), *(v.message for v in verdict.violations)])
     return out
 
 
@@ -408,10 +409,10 @@ async def turn_check_photos(
     verdict = turn_result(body)
     left_out = sum(both.values())
     if left_out:
-        verdict["summary"] += " " + ngettext(
+        verdict["summary"] = join_sentences([verdict["summary"], ngettext(
             "{count} tile lies loose in both photos and was left out of the check.",
             "{count} tiles lie loose in both photos and were left out of the check.", left_out,
-        ).format(count=left_out)
+        ).format(count=left_out)])
     return {"before": read_before, "after": read_after, "rack": read_rack, "verdict": verdict}
 
 
@@ -424,10 +425,15 @@ async def penalty(body: PenaltyIn) -> dict[str, Any]:
 # -- end of a game -------------------------------------------------------------------------------------
 
 
+# Between the short lines of a score ("Ana: rack 0, score +87"), on one line: each language's
+# own separator (a Japanese line already uses 、 inside).
+_LINE_SEPARATORS = {"zh_Hans": "；", "zh_Hant": "；", "ja": "／"}
+
+
 def score_out(game: GameScore) -> dict[str, Any]:
     """``GameScore.to_dict()`` with the result in words."""
     out = game.to_dict()
-    out["summary"] = game.describe().replace("\n", "; ")
+    out["summary"] = _LINE_SEPARATORS.get(current_language(), "; ").join(game.describe().splitlines())
     return out
 
 
@@ -462,7 +468,7 @@ async def dice_best(body: DiceIn, rt: Runtime = Depends(get_runtime)) -> dict[st
 async def dice_read(photo: UploadFile = File(), rt: Runtime = Depends(get_runtime)) -> dict[str, Any]:
     """The top face of every die and, when there are nine, the best arrangement and its score."""
     if rt.dice_reader is None:
-        raise HTTPException(501, rt.dice_problem or _("Reading dice from a photo is not available on this server: "
+        raise HTTPException(501, rt.dice_problem_text() or _("Reading dice from a photo is not available on this server: "
                                                       "type the nine faces instead."))
     data = await read_upload(photo, rt.settings.max_upload_bytes)
 

@@ -8,26 +8,95 @@ multipart parser has spooled 50 MB to disk.
 from __future__ import annotations
 
 import json
+from http.cookies import CookieError, SimpleCookie
 from typing import Any
+from urllib.parse import parse_qsl
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from referee.i18n import _, language_from_tag, negotiate_language, use_language
+from referee.i18n import LANGUAGES, _, language_from_tag, negotiate_language, use_language
 
-__all__ = ["LanguageMiddleware", "BodyLimitMiddleware", "pick_language"]
+__all__ = [
+    "LanguageMiddleware",
+    "BodyLimitMiddleware",
+    "pick_language",
+    "request_language",
+    "html_lang",
+    "LANG_COOKIE",
+    "SCOPE_KEY",
+]
+
+LANG_COOKIE = "lang"
+"""The cookie the page's language switch sets (one of the language codes, e.g. ``zh_Hant``)."""
+SCOPE_KEY = "rummikub.language"
+"""Where the middleware leaves the chosen language in the ASGI scope (for handlers outside it)."""
+_HTML_LANG = {"en": "en", "zh_Hans": "zh-Hans", "zh_Hant": "zh-Hant", "ja": "ja", "es": "es"}
 
 
-def pick_language(query_lang: str | None, accept_language: str | None) -> str:
-    """``?lang=`` if it names a known language, else the best match of Accept-Language."""
-    if query_lang:
-        chosen = language_from_tag(query_lang)
-        if chosen is not None:
-            return chosen
-    return negotiate_language(accept_language)
+def html_lang(language: str) -> str:
+    """The BCP 47 tag of one of :data:`referee.i18n.LANGUAGES` (``zh_Hant`` -> ``zh-Hant``), for
+    ``<html lang>`` and the ``Content-Language`` header."""
+    return _HTML_LANG.get(language, "en")
+
+
+def _known(value: str | None) -> str | None:
+    # A code of ours ("zh_Hant") or any tag ("zh-TW", "ja-JP"); None for nonsense.
+    if not value:
+        return None
+    value = value.strip()
+    return value if value in LANGUAGES else language_from_tag(value[:35])
+
+
+def pick_language(query_lang: str | None, cookie_lang: str | None, accept_language: str | None) -> str:
+    """The one negotiation path of the server: ``?lang=`` if it names a language we have, else the
+    ``lang`` cookie the page's switch set, else the best match of the ``Accept-Language`` header
+    (:func:`referee.i18n.negotiate_language`), else English."""
+    return _known(query_lang) or _known(cookie_lang) or negotiate_language(accept_language)
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+
+
+def _cookie(header: str | None, name: str) -> str | None:
+    if not header:
+        return None
+    jar: SimpleCookie = SimpleCookie()
+    try:
+        jar.load(header)
+    except CookieError:
+        # One malformed cookie (set by some other page on the host) must not hide ours.
+        for part in header.split(";"):
+            key, _sep, value = part.strip().partition("=")
+            if key == name:
+                return value
+        return None
+    morsel = jar.get(name)
+    return morsel.value if morsel is not None else None
+
+
+def _scope_language(scope: Scope) -> str:
+    headers = _headers(scope)
+    query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True))
+    return pick_language(query.get("lang"), _cookie(headers.get("cookie"), LANG_COOKIE), headers.get("accept-language"))
+
+
+def request_language(request: Any) -> str:
+    """The language of a request (a Starlette ``Request`` or an ASGI scope): the one the middleware
+    chose, or negotiated afresh where the middleware did not run (the 500 handler runs outside it)."""
+    scope = getattr(request, "scope", request)
+    return scope.get(SCOPE_KEY) or _scope_language(scope)
 
 
 class LanguageMiddleware:
-    """Translate every sentence of a request into the language it asks for."""
+    """Translate every sentence of a request into the language it asks for (:func:`pick_language`).
+
+    The language is a context variable (:func:`referee.i18n.use_language`), so the route, the
+    exception handlers inside the app, and the photo pool's threads (``Runtime.run`` copies the
+    context) all see it. Answers say which language they are in (``Content-Language``) and that it
+    depends on the cookie and the header (``Vary``), so no cache hands a Japanese verdict to a
+    Spanish phone.
+    """
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -36,19 +105,20 @@ class LanguageMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        query = dict(_parse_query(scope.get("query_string", b"").decode("latin-1")))
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        with use_language(pick_language(query.get("lang"), headers.get("accept-language"))):
-            await self.app(scope, receive, send)
+        language = _scope_language(scope)
+        scope[SCOPE_KEY] = language
 
+        async def send_with_language(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                kept = [(k, v) for k, v in message.get("headers", []) if k.lower() not in (b"content-language", b"vary")]
+                vary = [v.decode("latin-1") for k, v in message.get("headers", []) if k.lower() == b"vary"]
+                kept.append((b"content-language", html_lang(language).encode()))
+                kept.append((b"vary", ", ".join([*vary, "Accept-Language, Cookie"]).encode("latin-1")))
+                message = {**message, "headers": kept}
+            await send(message)
 
-def _parse_query(text: str) -> list[tuple[str, str]]:
-    out = []
-    for pair in text.split("&"):
-        key, _sep, value = pair.partition("=")
-        if key:
-            out.append((key, value))
-    return out
+        with use_language(language):
+            await self.app(scope, receive, send_with_language)
 
 
 class _TooLarge(Exception):
@@ -118,4 +188,3 @@ class BodyLimitMiddleware:
                 raise
         if too_large and not started:
             await self._refuse(send)
-

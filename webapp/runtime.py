@@ -15,16 +15,18 @@ import logging
 import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from fastapi import Request
 
+from referee.i18n import _
 from vision.image import MAX_BYTES, MAX_PIXELS
 from webapp.store import Store, default_db_path
 
-__all__ = ["Settings", "Runtime", "get_runtime", "off_loop"]
+__all__ = ["Settings", "Runtime", "LazySentence", "get_runtime", "off_loop"]
 
 log = logging.getLogger("rummikub.app")
 T = TypeVar("T")
@@ -50,6 +52,27 @@ class Settings:
     """True when served over HTTPS (live camera mode works on a phone)."""
 
 
+@dataclass(frozen=True)
+class LazySentence:
+    """A sentence kept untranslated and translated each time it is shown, into the language of
+    the request showing it. For sentences made once at start-up (why the models are missing),
+    when no request and so no language exists yet.
+
+    ``msgid`` is marked with ``N_()`` where it is written, so the catalogs have it;
+    ``values`` fill its placeholders after translation.
+    """
+
+    msgid: str
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return _(self.msgid).format(**self.values)
+
+
+def _text(sentence: LazySentence | str | None) -> str | None:
+    return None if sentence is None else str(sentence)
+
+
 @dataclass
 class Runtime:
     """Everything the routes share; one per app, kept in ``app.state.runtime``."""
@@ -59,12 +82,20 @@ class Runtime:
     executor: ThreadPoolExecutor
     reader: Any | None = None
     """The loaded :class:`vision.pipeline.TableReader`, or None when the models are missing."""
-    model_problem: str | None = None
-    """Why ``reader`` is None, as a sentence."""
+    model_problem: LazySentence | str | None = None
+    """Why ``reader`` is None, as a sentence (translated when shown: :meth:`model_problem_text`)."""
     dice_reader: Any | None = None
     """The loaded :class:`vision.dice.DiceModel` (``read_dice(image)``), or None."""
-    dice_problem: str | None = None
-    """Why ``dice_reader`` is None, as a sentence."""
+    dice_problem: LazySentence | str | None = None
+    """Why ``dice_reader`` is None, as a sentence (:meth:`dice_problem_text`)."""
+
+    def model_problem_text(self) -> str | None:
+        """Why the tile models are missing, in the current request's language (None when loaded)."""
+        return _text(self.model_problem)
+
+    def dice_problem_text(self) -> str | None:
+        """Why dice photos can't be read, in the current request's language (None when they can)."""
+        return _text(self.dice_problem)
 
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run CPU work on the photo pool (with the request's language) and await the answer."""

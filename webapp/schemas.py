@@ -141,6 +141,23 @@ class HealthOut(BaseModel):
     max_upload_mb: int
 
 
+class LanguageOut(BaseModel):
+    """One language of the page's switch."""
+
+    code: str = Field(description="The code the API and the cookie use: en, zh_Hans, zh_Hant, ja, es.")
+    name: str = Field(description="The language's name in itself (日本語, Español), as the switch shows it.")
+    tag: str = Field(description="BCP 47 tag for <html lang> and Content-Language (zh-Hant).")
+
+
+class StringsOut(BaseModel):
+    """The page's own sentences in one language, and the languages there are."""
+
+    language: str = Field(description="The language chosen for this request (a code of `languages`).")
+    tag: str = Field(description="Its BCP 47 tag.")
+    languages: list[LanguageOut]
+    strings: dict[str, str] = Field(description="Key -> sentence; `{name}` placeholders are filled by the page.")
+
+
 # -- photos and readings -------------------------------------------------------------------------
 
 

@@ -17,7 +17,7 @@ from fastapi import APIRouter, Depends
 from fastapi.responses import Response
 
 from referee.dice import DiceSheet, best_arrangement
-from referee.i18n import _
+from referee.i18n import _, join_sentences
 from referee.penalties import penalty_for_timeout
 from referee.ruleset import MatchScoring, RuleSet
 from referee.scoring import GameScore, MatchSheet, ScoringError
@@ -87,7 +87,7 @@ def match_out(record: MatchRecord) -> dict[str, Any]:
         round_no, game_no = divmod(n_games, per_round)
         summary = _("Round {round}, game {game} next.").format(round=round_no + 1, game=game_no + 1)
         if sheet.leader:
-            summary += " " + _("{player} leads.").format(player=sheet.leader)
+            summary = join_sentences([summary, _("{player} leads.").format(player=sheet.leader)])
     return {
         "id": record.id,
         "name": record.name,

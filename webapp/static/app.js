@@ -3,24 +3,40 @@
 
 // ---------------------------------------------------------------------------------------------
 // Strings and small helpers
+//
+// The page has no sentences of its own: GET /api/strings sends them in the player's language
+// (the server picks it: ?lang=, then the "lang" cookie the switch sets, then Accept-Language),
+// and the same language comes back in every verdict and error of the API.
 
-const LANG = (() => {
-  for (const tag of navigator.languages || [navigator.language || "en"]) {
-    const base = tag.split("-")[0];
-    if (STRINGS[tag]) return tag;
-    if (STRINGS[base]) return base;
-  }
-  return "en";
-})();
+let STRINGS = {};
+let LANGUAGE = "en";
+const LANG_COOKIE = "lang";
 
 function t(key, params) {
-  let text = (STRINGS[LANG] && STRINGS[LANG][key]) || STRINGS.en[key] || key;
+  let text = key in STRINGS ? STRINGS[key] : key;
   for (const [name, value] of Object.entries(params || {})) text = text.split(`{${name}}`).join(String(value));
   return text;
 }
 
+// data-i18n: the text; data-i18n-aria / -placeholder: those attributes.
 function applyStrings(root) {
-  root.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
+  root.querySelectorAll("[data-i18n]").forEach((node) => { node.textContent = t(node.dataset.i18n); });
+  root.querySelectorAll("[data-i18n-aria]").forEach((node) => node.setAttribute("aria-label", t(node.dataset.i18nAria)));
+  root.querySelectorAll("[data-i18n-placeholder]").forEach((node) => { node.placeholder = t(node.dataset.i18nPlaceholder); });
+}
+
+async function loadStrings(lang) {
+  const response = await fetch("/api/strings" + (lang ? "?lang=" + encodeURIComponent(lang) : ""),
+    { headers: { Accept: "application/json" } });
+  if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
+  const data = await response.json();
+  STRINGS = data.strings;
+  LANGUAGE = data.language;
+  document.documentElement.lang = data.tag;
+  const select = $("#lang");
+  select.replaceChildren(...data.languages.map((l) => el("option", { value: l.code, lang: l.tag, text: l.name })));
+  select.value = LANGUAGE;
+  applyStrings(document);
 }
 
 const $ = (selector, root = document) => root.querySelector(selector);
@@ -77,6 +93,16 @@ function showError(target, error) {
   target.replaceChildren(el("p", { class: "error", role: "alert", text: error.message || String(error) }));
 }
 
+// A result remembers how it was made (out.redo), so that a change of language makes it again in
+// the new language from the same request, whatever the fields hold by then. Only requests that
+// change nothing on the server are remembered this way.
+async function show(out, build) {
+  out.redo = build;
+  try {
+    out.replaceChildren(...[await build()].flat().filter(Boolean));
+  } catch (error) { showError(out, error); }
+}
+
 function busyButton(button, promise) {
   button.disabled = true;
   button.classList.add("working");
@@ -113,7 +139,7 @@ function tableVerdict(verdict) {
   // Problems first: a player looks for what is wrong; the numbers stay those of the table.
   const order = verdict.sets.map((set, i) => i).sort((a, b) => verdict.sets[a].valid - verdict.sets[b].valid || a - b);
   if (order.length) box.append(el("ol", { class: "sets" }, order.map((i) => setLine(verdict.sets[i], i))));
-  if (verdict.loose && verdict.loose.length) box.append(el("p", { class: "loose" }, el("strong", { text: t("loose") + ": " }), tiles(verdict.loose)));
+  if (verdict.loose && verdict.loose.length) box.append(el("p", { class: "loose" }, el("strong", { text: t("loose") }), " ", tiles(verdict.loose)));
   const others = verdict.violations.filter((v) => !(v.sets || []).length && v.code !== "loose_tile");
   if (others.length) box.append(el("ul", { class: "problems" }, others.map((v) => el("li", { text: v.message }))));
   return box;
@@ -155,6 +181,7 @@ function setupSlot(slot) {
   } else {
     live.disabled = true;
     const note = $(".live-note", slot);
+    note.dataset.i18n = "live_unavailable";
     note.textContent = t("live_unavailable");
     note.hidden = false;
   }
@@ -166,42 +193,68 @@ function slotTarget(slot) {
 
 async function handlePhoto(slot, file) {
   const viewer = $(".viewer", slot);
-  const img = $("img", viewer);
-  const result = $(".slot-result", slot);
   if (slot.objectUrl) URL.revokeObjectURL(slot.objectUrl);
   slot.objectUrl = URL.createObjectURL(file);
-  img.src = slot.objectUrl;
+  slot.file = file;
+  slot.corrected = false;
+  slot.reading = null;
+  $("img", viewer).src = slot.objectUrl;
   $("svg", viewer).replaceChildren();
   viewer.hidden = false;
+  $(".slot-result", slot).replaceChildren();
+  await readSlot(slot, true);
+}
+
+// Send the slot's photo to the reader and show what it read. ``fill``: also write the reading
+// into the slot's field and the dice result (false when only the language changed: what the
+// player typed since stays).
+async function readSlot(slot, fill) {
+  const viewer = $(".viewer", slot);
+  const result = $(".slot-result", slot);
   $(".busy", viewer).hidden = false;
-  result.replaceChildren();
   const form = new FormData();
-  form.append("photo", file, file.name || "photo.jpg");
+  form.append("photo", slot.file, slot.file.name || "photo.jpg");
   try {
     if (slot.dataset.mode === "dice") {
       const data = await api("POST", "/api/dice/read", form);
-      slotTarget(slot).value = data.faces;
+      if (fill) slotTarget(slot).value = data.faces;
       slot.reading = {
         image: data.image, mode: "dice", rack: [],
         tiles: data.dice.map((d) => ({ tile: d.tile, box: d.box, set: 0 })),
         verdict: { sets: [{ valid: !!data.best }] },
       };
       drawOverlay(slot);
-      if (data.best) renderDice($("#dice-result"), data.best);
-      else result.replaceChildren(el("p", { class: "banner bad", text: data.message || t("no_tiles") }));
+      result.replaceChildren();
+      if (data.best && fill) {
+        let best = data.best;  // a later redo (a change of language) arranges the same faces anew
+        show($("#dice-result"), async () => {
+          const shown = best || await api("POST", "/api/dice/best", { faces: data.faces });
+          best = null;
+          return diceView(shown);
+        });
+      }
+      else if (!data.best) result.append(el("p", { class: "banner bad", text: data.message || t("no_tiles") }));
       if (data.doubts.length) result.append(el("div", { class: "doubts" }, el("strong", { text: t("doubts") }),
         el("ul", {}, data.doubts.map((d) => el("li", { text: d.message || JSON.stringify(d) })))));
     } else {
       form.append("mode", slot.dataset.mode);
       form.append("preset", currentRules().name || "classic");
       slot.reading = await api("POST", "/api/photo/read", form);
-      renderReading(slot);
+      renderReading(slot, fill);
     }
   } catch (error) {
     showError(result, error);
   } finally {
     $(".busy", viewer).hidden = true;
   }
+}
+
+// The slot's reading again in the current language: the photo read anew, or - once the player
+// corrected tiles by hand - the corrected tiles judged anew (the corrections stay).
+async function translateSlot(slot) {
+  if (!slot.reading || !slot.file) return;
+  if (slot.corrected && slot.reading.mode !== "dice") await correctSlot(slot, slot.reading.tiles.map((item) => item.tile), false);
+  else await readSlot(slot, false);
 }
 
 function tileStatus(reading, index) {
@@ -248,23 +301,23 @@ function drawOverlay(slot) {
   });
 }
 
-function renderReading(slot) {
+function renderReading(slot, fill = true) {
   const reading = slot.reading;
   drawOverlay(slot);
   const target = slotTarget(slot);
-  if (target) target.value = reading.mode === "rack" ? reading.rack_tiles : reading.table.join(" | ");
+  if (target && fill) target.value = reading.mode === "rack" ? reading.rack_tiles : reading.table.join(" | ");
   const result = $(".slot-result", slot);
   const parts = [];
   if (!reading.tiles.length) {
     parts.push(el("p", { class: "banner bad", text: t("no_tiles") }));
   } else if (reading.mode === "rack") {
     const codes = reading.rack.map((i) => reading.tiles[i].tile);
-    parts.push(el("p", {}, el("strong", { text: t("rack_read") + ": " }), tiles(codes)));
+    parts.push(el("p", {}, el("strong", { text: t("rack_read") }), " ", tiles(codes)));
     parts.push(el("p", { class: "muted", text: t("rack_points", { points: reading.rack_points }) }));
   } else {
     parts.push(tableVerdict(reading.verdict));
     const rackCodes = (reading.rack || []).map((i) => reading.tiles[i].tile);
-    if (rackCodes.length) parts.push(el("p", {}, el("strong", { text: t("rack_read") + ": " }), tiles(rackCodes)));
+    if (rackCodes.length) parts.push(el("p", {}, el("strong", { text: t("rack_read") }), " ", tiles(rackCodes)));
   }
   if (reading.doubts && reading.doubts.length) {
     // Each doubt opens the picker on its tile (dashed on the photo).
@@ -313,16 +366,22 @@ function closePicker() {
 async function pickTile(code) {
   const { slot, index } = pickerState;
   closePicker();
+  slot.corrected = true;
+  await correctSlot(slot, slot.reading.tiles.map((item, i) => (i === index ? code : item.tile)), true);
+}
+
+// Judge the slot's tiles as given (``codes``, one per box of the reading; "-" drops a box).
+async function correctSlot(slot, codes, fill) {
   const reading = slot.reading;
   const body = {
     image: reading.image,
     mode: reading.mode,
     rules: currentRules(),
-    tiles: reading.tiles.map((item, i) => ({ box: item.box, tile: i === index ? code : item.tile, up: item.up || null })),
+    tiles: reading.tiles.map((item, i) => ({ box: item.box, tile: codes[i], up: item.up || null })),
   };
   try {
     slot.reading = await api("POST", "/api/photo/correct", body);
-    renderReading(slot);
+    renderReading(slot, fill);
   } catch (error) {
     showError($(".slot-result", slot), error);
   }
@@ -375,53 +434,64 @@ function shootLive() {
 // 1. Table (typed)
 
 async function checkTable() {
-  const out = $("#table-result");
-  try {
-    const verdict = await api("POST", "/api/table/check", { table: $("#table-text").value, rules: currentRules() });
-    out.replaceChildren(tableVerdict(verdict));
-  } catch (error) { showError(out, error); }
+  const body = { table: $("#table-text").value, rules: currentRules() };
+  await show($("#table-result"), async () => tableVerdict(await api("POST", "/api/table/check", body)));
 }
 
 // ---------------------------------------------------------------------------------------------
 // 3. Turn
 
 async function checkTurn() {
-  const out = $("#turn-result");
   const rack = $("#turn-rack").value.trim();
-  try {
-    const verdict = await api("POST", "/api/turn/check", {
-      before: $("#turn-before").value,
-      after: $("#turn-after").value,
-      rack_before: rack || null,
-      opened: $("#turn-opened").checked,
-      rules: currentRules(),
-    });
-    const parts = [verdictBanner(verdict.ok, verdict.summary)];
-    if (verdict.laid.length) parts.push(el("p", {}, el("strong", { text: t("laid") + ": " }), tiles(verdict.laid)));
-    if (verdict.missing && verdict.missing.length) parts.push(el("p", {}, el("strong", { text: t("missing") + ": " }), tiles(verdict.missing)));
-    if (verdict.opening_points !== null && verdict.opening_points !== undefined) {
-      parts.push(el("p", { class: "big", text: t("opening_points", { points: verdict.opening_points }) }));
-    }
-    if (verdict.violations.length) parts.push(el("ul", { class: "problems" }, verdict.violations.map((v) => el("li", { text: v.message }))));
-    if (verdict.table && verdict.table.sets.length) parts.push(el("ol", { class: "sets" }, verdict.table.sets.map(setLine)));
-    out.replaceChildren(...parts);
-  } catch (error) { showError(out, error); }
+  const body = {
+    before: $("#turn-before").value,
+    after: $("#turn-after").value,
+    rack_before: rack || null,
+    opened: $("#turn-opened").checked,
+    rules: currentRules(),
+  };
+  await show($("#turn-result"), async () => turnView(await api("POST", "/api/turn/check", body)));
+}
+
+function turnView(verdict) {
+  const parts = [verdictBanner(verdict.ok, verdict.summary)];
+  if (verdict.laid.length) parts.push(el("p", {}, el("strong", { text: t("laid") }), " ", tiles(verdict.laid)));
+  if (verdict.missing && verdict.missing.length) parts.push(el("p", {}, el("strong", { text: t("missing") }), " ", tiles(verdict.missing)));
+  if (verdict.opening_points !== null && verdict.opening_points !== undefined) {
+    parts.push(el("p", { class: "big", text: t("opening_points", { points: verdict.opening_points }) }));
+  }
+  if (verdict.violations.length) parts.push(el("ul", { class: "problems" }, verdict.violations.map((v) => el("li", { text: v.message }))));
+  if (verdict.table && verdict.table.sets.length) parts.push(el("ol", { class: "sets" }, verdict.table.sets.map(setLine)));
+  return parts;
 }
 
 // ---------------------------------------------------------------------------------------------
 // 4. Score
 
-function scoreRow(name, fixed) {
+// A player's line: name, photo slot, rack. ``number``: the name is the default "Player n", which
+// follows a change of language until the player types another.
+function scoreRow(name, fixed, number = null) {
   const row = el("div", { class: "player-rack" });
   const id = "rack-" + Math.random().toString(36).slice(2, 8);
-  const nameInput = el("input", { class: "player-name", value: name, readonly: fixed || null, "aria-label": "name" });
+  const nameInput = el("input", { class: "player-name", value: name, readonly: fixed || null,
+    "aria-label": t("player_name"), "data-i18n-aria": "player_name", "data-default-n": number });
   nameInput.addEventListener("input", refreshWinners);
   const slot = el("div", { class: "slot compact", "data-mode": "rack", "data-target": id });
   row.append(el("div", { class: "row" }, nameInput, fixed ? null : el("button", {
-    class: "icon", text: "✕", "aria-label": "remove", onclick: () => { row.remove(); refreshWinners(); },
+    class: "icon", text: "✕", "aria-label": t("remove_player"), "data-i18n-aria": "remove_player",
+    onclick: () => { row.remove(); refreshWinners(); },
   })), slot, el("input", { id, class: "rack-input", placeholder: "R4 K9 J", spellcheck: "false" }));
   setupSlot(slot);
   return row;
+}
+
+// After a change of language: default names still as they were become the new language's.
+function renameDefaultPlayers(previous) {
+  $$("#score-players .player-name[data-default-n]").forEach((input) => {
+    const n = input.dataset.defaultN;
+    if (input.value === previous.split("{n}").join(n)) input.value = t("player_n", { n });
+  });
+  refreshWinners();
 }
 
 function scorePlayers() {
@@ -442,15 +512,19 @@ function setupScorePlayers() {
   const box = $("#score-players");
   box.replaceChildren();
   const fixed = !!currentMatch && !currentMatch.finished;
-  const names = fixed ? currentMatch.players : [t("player_n", { n: 1 }), t("player_n", { n: 2 })];
-  names.forEach((name) => box.append(scoreRow(name, fixed)));
+  if (fixed) currentMatch.players.forEach((name) => box.append(scoreRow(name, true)));
+  else [1, 2].forEach((n) => box.append(scoreRow(t("player_n", { n }), false, n)));
   $("#score-add-player").hidden = fixed;
   $("#score-save").hidden = !fixed;
   $("#score-go").hidden = fixed;  // in a match, scoring and saving are one step (undo is on the Match screen)
-  $("#score-match").textContent = fixed
+  showScoreMatch();
+  refreshWinners();
+}
+
+function showScoreMatch() {
+  $("#score-match").textContent = currentMatch && !currentMatch.finished
     ? t("in_match", { name: currentMatch.name, game: currentMatch.next_game })
     : t("no_match");
-  refreshWinners();
 }
 
 function scoreBody() {
@@ -470,22 +544,24 @@ function renderScore(game) {
 
 async function scoreGame(save) {
   const out = $("#score-result");
+  if (!save) {
+    const body = { ...scoreBody(), rules: currentRules() };
+    await show(out, async () => renderScore(await api("POST", "/api/score", body)));
+    return;
+  }
   try {
-    if (save) {
-      const result = await api("POST", `/api/matches/${currentMatch.id}/games`,
-        { ...scoreBody(), expected_number: currentMatch.next_game });
-      currentMatch = result.match;
-      renderMatch();
-      setupScorePlayers();
-      out.replaceChildren(renderScore(result.game), el("p", { class: "banner ok", text: t("saved") + " " + currentMatch.summary }));
-    } else {
-      const body = scoreBody();
-      body.rules = currentRules();
-      out.replaceChildren(renderScore(await api("POST", "/api/score", body)));
-    }
+    const result = await api("POST", `/api/matches/${currentMatch.id}/games`,
+      { ...scoreBody(), expected_number: currentMatch.next_game });
+    currentMatch = result.match;
+    renderMatch();
+    setupScorePlayers();
+    // Written once; a change of language shows it again with the match's summary fetched anew.
+    await show(out, () => [renderScore(result.game),
+      el("p", { class: "banner ok", text: t("saved_summary", { summary: currentMatch ? currentMatch.summary : "" }) })]);
   } catch (error) {
+    out.redo = null;
     showError(out, error);
-    if (save && error.status === 409) loadMatch(currentMatch.id);  // someone else wrote a game: catch up
+    if (error.status === 409) loadMatch(currentMatch.id);  // someone else wrote a game: catch up
   }
 }
 
@@ -493,12 +569,12 @@ async function scoreGame(save) {
 // 5. Move
 
 async function suggestMove() {
-  const out = $("#move-result");
-  try {
-    const move = await api("POST", "/api/suggest", {
-      table: $("#move-table").value, rack: $("#move-rack").value, opened: $("#move-opened").checked,
-      objective: $("#move-objective").value, rules: currentRules(),
-    });
+  const body = {
+    table: $("#move-table").value, rack: $("#move-rack").value, opened: $("#move-opened").checked,
+    objective: $("#move-objective").value, rules: currentRules(),
+  };
+  await show($("#move-result"), async () => {
+    const move = await api("POST", "/api/suggest", body);
     const parts = [verdictBanner(move.found, move.summary)];
     if (move.found) {
       parts.push(el("p", {}, tiles(move.placed)));
@@ -506,25 +582,25 @@ async function suggestMove() {
       parts.push(el("h4", { text: t("new_table") }), el("ol", { class: "sets plain" },
         move.sets.map((s, i) => el("li", {}, el("span", { class: "set-no", text: t("set_n", { n: move.set_numbers[i] || i + 1 }) }), tiles(s)))));
     }
-    out.replaceChildren(...parts);
-  } catch (error) { showError(out, error); }
+    return parts;
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
 // 6. Dice
 
-function renderDice(out, best) {
+function diceView(best) {
   const parts = [el("p", { class: "dice-score" }, el("strong", { text: String(best.score) }), " ", best.summary)];
   parts.push(el("ol", { class: "sets plain" }, best.arrangement.map((s) =>
     el("li", {}, el("span", { class: "set-no", text: t(s.kind) }), tiles(s.dice), el("span", { class: "muted", text: " " + s.points })))));
-  if (best.unused.length) parts.push(el("p", {}, el("strong", { text: t("unused") + ": " }), tiles(best.unused)));
+  if (best.unused.length) parts.push(el("p", {}, el("strong", { text: t("unused") }), " ", tiles(best.unused)));
   if (best.breakdown.length) parts.push(el("ul", { class: "muted small" }, best.breakdown.map((line) => el("li", { text: line }))));
-  out.replaceChildren(...parts);
+  return parts;
 }
 
 async function diceBest() {
-  const out = $("#dice-result");
-  try { renderDice(out, await api("POST", "/api/dice/best", { faces: $("#dice-faces").value })); } catch (error) { showError(out, error); }
+  const body = { faces: $("#dice-faces").value };
+  await show($("#dice-result"), async () => diceView(await api("POST", "/api/dice/best", body)));
 }
 
 let diceSheet = null;
@@ -577,9 +653,16 @@ async function addDiceTurn() {
   try {
     diceSheet = await api("POST", `/api/dice/sheets/${diceSheet.id}/turns`, { player: diceSheet.next_player, faces: $("#dice-faces").value });
     const last = diceSheet.entries[diceSheet.entries.length - 1];
-    if (last && last.arrangement && last.arrangement.arrangement) renderDice(out, { ...last.arrangement, summary: t("score_is", { score: last.score }) });
     renderDiceSheet();
-  } catch (error) { showError(out, error); }
+    if (last && last.arrangement && last.arrangement.arrangement) {
+      let best = last.arrangement;  // first shown from the sheet's entry
+      await show(out, async () => {
+        const shown = best || await api("POST", "/api/dice/best", { faces: last.faces });
+        best = null;  // a later redo (a change of language) arranges the same faces anew
+        return diceView({ ...shown, summary: t("score_is", { score: last.score }) });
+      });
+    }
+  } catch (error) { out.redo = null; showError(out, error); }
 }
 
 async function deleteDiceSheet() {
@@ -593,13 +676,15 @@ async function deleteDiceSheet() {
 // ---------------------------------------------------------------------------------------------
 // 7. Match: sheet, timer, list
 
-function renderMatch() {
+// ``reset``: the turn timer starts again from the rule set's seconds (not when only the language
+// changed: a running turn keeps its time).
+function renderMatch(reset = true) {
   const box = $("#match-current");
   $("#timer").hidden = !currentMatch || currentMatch.finished;
   if (!currentMatch) { box.replaceChildren(el("p", { class: "muted", text: t("no_match") })); return; }
   const m = currentMatch;
   const head = el("tr", {}, el("th", { text: t("game") }), m.players.map((p) => el("th", { text: p })));
-  const rows = m.games.map((g) => el("tr", {}, el("td", {}, String(g.number), el("span", { class: "muted small", text: ` · ${t("round")} ${g.round}` })),
+  const rows = m.games.map((g) => el("tr", {}, el("td", {}, String(g.number), el("span", { class: "muted small", text: " · " + t("round_n", { n: g.round }) })),
     m.players.map((p) => el("td", { class: "num" + (g.winners.includes(p) ? " won" : ""), text: (g.scores[p] > 0 ? "+" : "") + g.scores[p] }))));
   const byPlayer = Object.fromEntries(m.standings.map((s) => [s.player, s]));
   rows.push(el("tr", { class: "total" }, el("td", { text: t("total") }), m.players.map((p) => el("td", { class: "num", text: byPlayer[p].total }))));
@@ -614,13 +699,14 @@ function renderMatch() {
   ];
   if (m.penalties.length) {
     parts.push(el("details", {}, el("summary", { text: `${t("penalties")} (${m.penalties.length})` }),
-      el("ul", { class: "small" }, m.penalties.map((p) => el("li", { text: `${t("game")} ${p.game_number}, ${p.player}: ${p.note}` })))));
+      el("ul", { class: "small" }, m.penalties.map((p) => el("li", { text: t("penalty_line", { game: p.game_number, player: p.player, note: p.note }) })))));
   }
   parts.push(el("div", { class: "row" },
     el("a", { class: "button", href: `/api/matches/${m.id}/export.csv`, download: "", text: t("export_csv") }),
     m.games.length ? el("button", { class: "secondary", text: t("undo_game"), onclick: undoGame }) : null));
   box.replaceChildren(...parts);
-  timerReset();
+  if (reset) timerReset();
+  else timerShow();
 }
 
 async function loadMatch(id) {
@@ -634,8 +720,7 @@ async function loadMatch(id) {
   const names = scorePlayers().map((p) => p.name).join("\n");
   const wanted = currentMatch && !currentMatch.finished ? currentMatch.players.join("\n") : null;
   if (wanted === null ? $("#score-add-player").hidden || !names : names !== wanted) setupScorePlayers();
-  else $("#score-match").textContent = wanted === null ? t("no_match")
-    : t("in_match", { name: currentMatch.name, game: currentMatch.next_game });
+  else showScoreMatch();
 }
 
 async function loadMatchList() {
@@ -714,6 +799,7 @@ function timerReset() {
   timer.left = currentMatch ? currentMatch.rules.turn_seconds : 60;
   $("#timer-out").hidden = true;
   $("#timer-penalty").replaceChildren();
+  $("#timer-penalty").redo = null;
   timerShow();
 }
 
@@ -740,16 +826,20 @@ function timerNext() {
 
 async function timerPenalty(kind) {
   const out = $("#timer-penalty");
+  const player = timerPlayer();
+  const touched = kind === "unfinished";
   try {
-    const result = await api("POST", `/api/matches/${currentMatch.id}/penalties`, {
-      player: timerPlayer(), touched_table: kind === "unfinished",
-    });
+    const result = await api("POST", `/api/matches/${currentMatch.id}/penalties`, { player, touched_table: touched });
     $("#timer-out").hidden = true;
-    out.replaceChildren(el("p", { class: "banner bad", text: `${timerPlayer()}: ${result.penalty.message}` }));
     currentMatch = await api("GET", `/api/matches/${currentMatch.id}`);
-    const keep = out.firstChild;
     renderMatch();
-    out.replaceChildren(keep);
+    // Logged once; a change of language asks the referee for the same penalty's sentence again.
+    let penalty = result.penalty;
+    await show(out, async () => {
+      const shown = penalty || await api("POST", "/api/penalty", { touched_table: touched, rules: currentRules() });
+      penalty = null;
+      return el("p", { class: "banner bad", text: t("player_said", { player, message: shown.message }) });
+    });
   } catch (error) { showError(out, error); }
 }
 
@@ -767,9 +857,61 @@ function showScreen(name) {
   window.scrollTo(0, 0);
 }
 
+// The switch in the header: remember the choice in the cookie the server reads, fetch the
+// strings, and make everything on the page again in that language - fields, photos, results and
+// the open screen stay as they were.
+async function switchLanguage(code) {
+  document.cookie = `${LANG_COOKIE}=${encodeURIComponent(code)}; path=/; max-age=31536000; samesite=lax`;
+  const previousPlayer = t("player_n");
+  try {
+    await loadStrings(code);
+  } catch (error) {
+    $("#status").textContent = t("network_error");
+    return;
+  }
+  renameDefaultPlayers(previousPlayer);
+  showScoreMatch();
+  timerShow();
+  renderDiceSheet();
+  await showServerInfo();
+  // Sentences the server wrote: ask again.
+  const again = [];
+  if (currentMatch) {
+    again.push(api("GET", `/api/matches/${currentMatch.id}`).then((m) => { currentMatch = m; renderMatch(false); showScoreMatch(); })
+      .catch(() => null));
+  } else renderMatch(false);
+  if (diceSheet) again.push(api("GET", `/api/dice/sheets/${diceSheet.id}`).then((d) => { diceSheet = d; renderDiceSheet(); }).catch(() => null));
+  if (!$("#screen-match").hidden) again.push(loadMatchList());
+  await Promise.all(again);
+  const results = $$(".result").filter((out) => out.redo);
+  await Promise.all([...results.map((out) => show(out, out.redo)), ...$$(".slot").map(translateSlot)]);
+  document.body.dataset.language = LANGUAGE;  // for the browser tests: everything is redone
+}
+
+// What the server can do (tile models loaded?): the status in the header and a note on each
+// screen with a photo slot, in the current language.
+async function showServerInfo() {
+  $$(".model-note").forEach((note) => note.remove());
+  try {
+    serverInfo = await api("GET", "/api/health");
+    $("#status").textContent = serverInfo.models_loaded ? "" : t("typed_only");
+    if (!serverInfo.models_loaded) {
+      $$(".screen").forEach((screen) => {
+        const first = $(".slot", screen);
+        if (first) first.before(el("p", { class: "note model-note", text: serverInfo.model_problem || "" }));
+      });
+    }
+  } catch (error) { $("#status").textContent = error.message; }
+}
+
 async function start() {
-  applyStrings(document);
-  document.documentElement.lang = LANG;
+  try {
+    await loadStrings(null);  // the server chooses: cookie, then Accept-Language
+  } catch (error) {
+    $("#status").textContent = error.message;
+  }
+  document.documentElement.classList.remove("loading");
+  $("#lang").addEventListener("change", (e) => switchLanguage(e.target.value));
   $$(".slot").forEach(setupSlot);
   buildPicker();
   $("#table-check").addEventListener("click", (e) => busyButton(e.currentTarget, checkTable()));
@@ -777,7 +919,8 @@ async function start() {
   $("#score-go").addEventListener("click", (e) => busyButton(e.currentTarget, scoreGame(false)));
   $("#score-save").addEventListener("click", (e) => busyButton(e.currentTarget, scoreGame(true)));
   $("#score-add-player").addEventListener("click", () => {
-    $("#score-players").append(scoreRow(t("player_n", { n: scorePlayers().length + 1 }), false));
+    const n = scorePlayers().length + 1;
+    $("#score-players").append(scoreRow(t("player_n", { n }), false, n));
     refreshWinners();
   });
   $("#move-go").addEventListener("click", (e) => busyButton(e.currentTarget, suggestMove()));
@@ -795,18 +938,10 @@ async function start() {
   window.addEventListener("hashchange", () => showScreen(location.hash.slice(1)));
   showScreen(location.hash.slice(1) || store.get("screen", "table"));
 
-  try {
-    serverInfo = await api("GET", "/api/health");
-    if (!serverInfo.models_loaded) {
-      $("#status").textContent = t("typed_only");
-      $$(".screen").forEach((screen) => {
-        const first = $(".slot", screen);
-        if (first) first.before(el("p", { class: "note", text: t("offline_models", { reason: serverInfo.model_problem || "" }) }));
-      });
-    }
-  } catch (error) { $("#status").textContent = error.message; }
+  await showServerInfo();
   await loadMatch(store.get("match"));
   await loadDiceSheet();
+  document.body.dataset.language = LANGUAGE;
   document.body.dataset.ready = "1";  // for the browser tests
 }
 
