@@ -1,0 +1,110 @@
+"""The shipped models on real photos and rendered scenes (needs models/ and the shared photos).
+
+Thresholds sit well below the figures in models/README.md so that a small change in the models
+passes, while a broken model, a broken crop or a wrong class mapping fails loudly.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from datasets.real import real_root
+from vision.detect import DETECTOR_FILE, MODELS_DIR, READER_FILE
+
+ROOT = Path(__file__).resolve().parents[2]
+HAVE_MODELS = (MODELS_DIR / DETECTOR_FILE).exists() and (MODELS_DIR / READER_FILE).exists()
+pytestmark = [
+    pytest.mark.model,
+    pytest.mark.skipif(not HAVE_MODELS, reason="shipped models missing: train with python -m vision.train"),
+]
+needs_real = pytest.mark.skipif(not (real_root() / "test").is_dir(), reason="needs ../shared/datasets/rummikub-real-v1")
+
+
+@pytest.fixture(scope="module")
+def reader():
+    from vision.pipeline import load_reader
+
+    return load_reader()
+
+
+@needs_real
+def test_real_test_photos_read(reader) -> None:
+    """Five real photos the models never trained on: tiles found and read."""
+    from vision.evaluate import load_labelled, match
+
+    items = load_labelled(real_root() / "test")
+    items = [i for i in items if len(i.tiles) >= 10][:5]
+    truth = found = right = 0
+    for item in items:
+        reading = reader.read_table(cv2.imread(str(item.path)))
+        boxes = np.array([t.box_xyxy for t in reading.tiles], np.float32).reshape(-1, 4)
+        pairs = match(boxes, item.boxes_xyxy)
+        truth += len(item.tiles)
+        found += len(pairs)
+        right += sum(reading.tiles[p].tile == item.tiles[t] for p, t in pairs)
+    assert truth > 50
+    assert found / truth >= 0.85, f"detection recall {found / truth:.3f}"
+    assert right / max(found, 1) >= 0.8, f"read accuracy {right / found:.3f}"
+
+
+@needs_real
+def test_read_cli_json_contract(tmp_path: Path) -> None:
+    """`python -m vision.read PHOTO --json` prints the DESIGN.md object; --overlay writes a PNG."""
+    photo = sorted((real_root() / "test" / "images").glob("*.jpg"))[0]
+    overlay = tmp_path / "overlay.png"
+    out = subprocess.run([sys.executable, "-m", "vision.read", str(photo), "--json", "--overlay", str(overlay), "--lang", "en"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert set(data) >= {"image", "tiles", "sets", "doubts", "timing_ms"}
+    assert set(data["image"]) == {"width", "height"}
+    assert data["timing_ms"]["total"] > 0
+    for tile in data["tiles"]:
+        assert set(tile) >= {"tile", "box", "confidence", "set"}
+        assert len(tile["box"]) == 4 and 0 <= tile["confidence"] <= 1
+    for s in data["sets"]:
+        assert set(s) >= {"tiles", "kind", "valid", "points"}
+    assert cv2.imread(str(overlay)) is not None
+
+
+def test_read_cli_bad_photo(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jpg"
+    bad.write_text("not a photo")
+    out = subprocess.run([sys.executable, "-m", "vision.read", str(bad), "--lang", "en"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert out.returncode == 2
+    assert "bad.jpg" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_rendered_scenes_read(reader) -> None:
+    """Scenes rendered by datasets.synth from test-split seeds (never trained on): tiles found and read."""
+    from datasets.synth import image_seed, render_scene
+    from referee.tiles import parse_tile
+    from vision.evaluate import match
+
+    truth = found = right = 0
+    for index in range(4):
+        image, record = render_scene(image_seed(0, "test", index), size=1024)
+        tiles = [t for t in record["tiles"] if not t.get("truncated")]
+        truth_boxes = np.array([t["box"] for t in tiles], np.float32).reshape(-1, 4)
+        reading = reader.read_table(image)
+        boxes = np.array([t.box_xyxy for t in reading.tiles], np.float32).reshape(-1, 4)
+        pairs = match(boxes, truth_boxes)
+        truth += len(tiles)
+        found += len(pairs)
+        right += sum(reading.tiles[p].tile == parse_tile(tiles[t]["code"]) for p, t in pairs)
+    assert truth > 0
+    assert found / truth >= 0.6, f"detection recall {found / truth:.3f} on rendered scenes"
+    assert right / max(found, 1) >= 0.6, f"read accuracy {right / max(found, 1):.3f} on rendered scenes"
+
+
+def test_empty_table_reads_no_tiles(reader) -> None:
+    image = np.full((750, 1000, 3), (60, 110, 40), np.uint8)  # plain green cloth
+    reading = reader.read_table(image)
+    assert len(reading.tiles) == 0 and reading.to_dict()["sets"] == []
