@@ -639,3 +639,44 @@ def test_layout_die_of_a_face() -> None:
     assert layout.die_of(Tile.parse("K1")) == 0 and layout.die_of(Tile.parse("R13")) == 6
     with pytest.raises(DiceError, match="does not name its die"):
         layout.die_of(JOKER)  # the example puts the jokers on two different dice
+
+
+# Translations (issue 8): whole sentences inside _(), no plural made by appending "s".
+
+
+@pytest.mark.parametrize(
+    ("language", "with_joker", "plain"),
+    [
+        ("en", "Set 1, run O5 J O7: 3 points (J=O6).", "Set 2, group K5 B5 O5: 3 points."),
+        ("zh_Hans", "第1组，顺组 O5 J O7：3分（J=O6）。", "第2组，群组 K5 B5 O5：3分。"),
+        ("zh_Hant", "第 1 組，順組 O5 J O7：3 分（J=O6）。", "第 2 組，群組 K5 B5 O5：3 分。"),
+        ("ja", "組み合わせ1、ラン O5 J O7：3点（J=O6）。", "組み合わせ2、グループ K5 B5 O5：3点。"),
+        ("es", "Serie 1, secuencia O5 J O7: 3 puntos (J=O6).", "Serie 2, grupo K5 B5 O5: 3 puntos."),
+    ],
+)
+def test_set_lines_are_whole_translated_sentences(language: str, with_joker: str, plain: str) -> None:
+    from referee.i18n import use_language
+
+    with use_language(language):
+        arr = best_arrangement("R1 R2 J K5 B5 O5 K9 B12 O7")
+    # The punctuation is the translation's: no ASCII "(...)." glued after a Chinese or Japanese line.
+    assert arr.breakdown[:2] == (with_joker, plain)
+
+
+@pytest.mark.parametrize(
+    ("faces", "sets", "language", "message"),
+    [
+        ("R1 R2 R3 R4 R5 R6 K9 B9 O9", [[0, 1, 2], [2, 3, 4]], "en", "R3 is in two runs: "),
+        ("R1 R2 R3 R4 R5 R6 K9 B9 O9", [[0, 1, 2], [2, 3, 4]], "es", "R3 está en dos secuencias: "),
+        ("R1 R2 R3 K5 B5 O5 R5 K9 B9", [[3, 4, 5], [4, 5, 6]], "en", "B5 is in two groups: "),
+        ("R1 R2 R3 K5 B5 O5 R5 K9 B9", [[3, 4, 5], [4, 5, 6]], "es", "B5 está en dos grupos: "),
+        ("R1 R2 R3 K5 B5 O5 R5 K9 B9", [[3, 4, 5], [4, 5, 6]], "zh_Hans", "B5 在两个群组中："),
+    ],
+)
+def test_a_die_in_two_sets_of_one_kind_is_one_sentence(faces: str, sets: list[list[int]], language: str,
+                                                        message: str) -> None:
+    from referee.i18n import use_language
+
+    with use_language(language), pytest.raises(DiceError) as caught:
+        score_sets(faces, sets)
+    assert str(caught.value).startswith(message)

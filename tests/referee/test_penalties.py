@@ -72,3 +72,18 @@ def test_message_and_to_dict() -> None:
 def test_one_minute_per_turn() -> None:
     # RULES.md 6: one minute per turn in every rule book (000, 001, 003, 004).
     assert RuleSet.classic().turn_seconds == 60 and RuleSet.xp().turn_seconds == 60
+
+
+@pytest.mark.parametrize("language", ["en", "es", "zh_Hans", "zh_Hant", "ja"])
+def test_message_sentences_are_joined_as_the_language_writes(language: str) -> None:
+    """Issue 8: five whole sentences (restore, take back, to the pool, draw, the turn ends), with
+    one space between them in English and Spanish and none in Chinese and Japanese."""
+    from referee.i18n import use_language
+
+    with use_language(language):
+        p = penalty_for_timeout("R5 R6", "K3", True)
+    if language in ("en", "es"):
+        assert p.message.count(". ") == 4 and p.message.endswith(".")
+    else:
+        assert p.message.count("。") == 5 and p.message.endswith("。") and "。 " not in p.message
+    assert "R5 R6" in p.message and "K3" in p.message  # tile codes stay as they are

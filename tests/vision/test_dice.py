@@ -232,6 +232,29 @@ def test_overlay_draws_on_a_copy() -> None:
     assert not np.array_equal(draw_dice_overlay(IMAGE, short), IMAGE)
 
 
+@pytest.mark.parametrize("language", ["zh_Hans", "zh_Hant", "ja", "es"])
+@pytest.mark.parametrize("faces", ["R1 R2 R3 R4 R5 R6 R7 R8 R9", "R1 R2"])
+def test_overlay_text_is_ascii_in_every_language(language: str, faces: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 8: OpenCV's fonts draw ASCII only (CJK comes out as ???), so the banner - score or
+    count problem - is drawn in English when the translation is in another script."""
+    import vision.dice as vision_dice
+    from referee.i18n import use_language
+
+    drawn: list[str] = []
+    put_text = cv2.putText
+    monkeypatch.setattr(vision_dice.cv2, "putText", lambda img, text, *a, **k: (drawn.append(text), put_text(img, text, *a, **k))[1])
+    with use_language(language):
+        reading = _fake(faces).read_dice(IMAGE)
+        draw_dice_overlay(IMAGE, reading)
+    assert drawn and all(text.isascii() for text in drawn), drawn
+    cjk = language != "es"  # Spanish here happens to need no accent: drawn as translated
+    if reading.arrangement is not None:
+        assert any(text.startswith("Score 30" if cjk else "Puntos 30") for text in drawn), drawn
+    else:  # the count problem
+        assert reading.message is not None and reading.message.isascii() != cjk  # the reading stays translated
+        assert any(text.startswith("Found 2 dice" if cjk else "Se encontraron 2 dados") for text in drawn), drawn
+
+
 def test_reading_rejects_a_non_image() -> None:
     with pytest.raises(ValueError, match="BGR image"):
         _fake("R1").read_dice(np.zeros((10, 10), np.uint8))
