@@ -11,9 +11,11 @@ colour, the multiset of runs still open (length 1, 2 or "3 or more", plus runs s
 jokers), the jokers placed so far and, inside one number, what the groups of that number need.
 Every table tile must be used; rack tiles may be; a run of length 1 or 2 must go on. The colours
 of one number are handled one after the other ("profile" DP), so a number costs states x options,
-never options to the fourth power. States that cannot reach a target even if every remaining rack
-tile were laid are pruned, and the target is lowered from the obvious upper bound until it is
-met: on a full table, where nearly every rack tile fits, the programme becomes a feasibility check.
+never options to the fourth power. Passes: a depth-first search for a plan laying every usable
+rack tile (the bound; on a full table it is found in a few hundred steps); else the programme
+breadth first, pruning states that cannot reach a target even if every remaining rack tile were
+laid; with jokers, first without them, then climbing with depth-first searches for better plans
+until a target is ruled out (by the search, or exactly by the pruned programme).
 
 Jokers follow RULES.md section 5 as the rule books allow them: a joker may stand anywhere in a run
 or a group (a group of 4, either end of a run, two jokers in one set); a set of only jokers is not
@@ -423,6 +425,10 @@ class _Programme:
         self._proxy(old_sets)
         self._opt_cache: dict[tuple[int, int, int, int], list[tuple[int, int, int, int, int, tuple[Any, ...]]]] = {}
         self._cells: dict[int, dict[int, list[tuple[int, int, int, tuple[Any, ...]]]]] = {}
+        self._dead: dict[tuple[int, int, int], int] = {}  # depth-first dead ends -> slack
+        self._dfs_cache: dict[tuple[int, int, int, int], Any] = {}
+        self.search_complete = False
+        """True when the last :meth:`search` ruled out every plan within its slack."""
 
     def _prefilter(self, t: list[list[int]], r: list[list[int]]) -> None:
         """Drop rack tiles that fit in no set at all, even with every tile and joker available:
@@ -497,22 +503,21 @@ class _Programme:
             )
         return got
 
-    def search(self, budget: int = 20000, max_slack: int = 0) -> _Plan | None:
-        """Lean mode: the optimum found depth first, by iterative deepening on the rack tiles
-        left out (0, 1, 2, ... below the bound), the options that keep the table as it lies
-        tried first. The first plan found is optimal: every smaller miss was ruled out before.
+    def search(self, slack: int = 0, budget: int = 20000) -> _Plan | None:
+        """Lean mode: a plan leaving out at most ``slack`` usable rack tiles, found depth first,
+        the options that leave out fewest and keep the table as it lies tried first.
 
-        Where nearly every rack tile fits (a full table) this takes a few hundred steps where
-        the breadth-first programme builds every partial arrangement. Dead ends are remembered
-        with the miss they failed under and reused by the next, deeper pass. None if the search
-        took more than ``budget`` steps (the breadth-first programme then takes over)."""
+        Where such a plan exists this takes a few hundred steps where the breadth-first
+        programme builds every partial arrangement. Dead ends are remembered with the slack
+        they failed under, across calls. None if there is no such plan (then
+        :attr:`search_complete` is True) or the search took more than ``budget`` steps."""
         assert self.lean
         jcap = self.jtot
-        dead: dict[tuple[int, int, int], int] = {}  # node -> largest slack it failed with
+        dead = self._dead
         details: list[list[tuple[Any, ...]]] = [[() for _c in range(4)] for _n in range(13)]
         group_jokers = [0] * 13
         steps = [0]
-        cache: dict[tuple[int, int, int, int], list[tuple[int, int, int, int, int, tuple[Any, ...]]]] = {}
+        cache = self._dfs_cache
         r = self.r
 
         def options(c: int, n: int, sid: int, jrem: int) -> list[tuple[int, int, int, int, int, tuple[Any, ...]]]:
@@ -575,16 +580,15 @@ class _Programme:
                 dead[node] = left
             return None
 
+        self.search_complete = False
         try:
-            for slack in range(min(max_slack, self.ub[1]) + 1):
-                score = rec(1, 0, 0, 0, slack)
-                if score is not None:
-                    return _Plan(score + (self.jr << _P_SHIFT), details, group_jokers, [0] * 13)
+            score = rec(1, 0, 0, 0, slack)
         except _OutOfBudget:
             return None
-        if max_slack >= self.ub[1]:
-            return _Plan(-1, details, group_jokers, [0] * 13)  # nothing at all fits: no plan
-        return None
+        if score is None:
+            self.search_complete = True
+            return None
+        return _Plan(score + (self.jr << _P_SHIFT), details, group_jokers, [0] * 13)
 
     def solve(self, target: int, joker_cap: int | None = None) -> _Plan | None:
         """Best plan whose primary objective reaches ``target`` (None if there is none).
@@ -1216,29 +1220,42 @@ def _solve_plan(
     return _build_sets(prog, plan, old_sets), plan.score >> _P_SHIFT
 
 
+_SMALL_TABLE = 16
+"""Up to this many table tiles, one breadth-first pass with every joker is cheapest (measured)."""
+_CLIMB_BUDGET = 20000
+"""Steps a depth-first search may take while climbing (measured: 5,000 and 50,000 both slower)."""
+
+
 def _run_passes(prog: _Programme, need_move: bool) -> _Plan | None:
-    """Lower the target from the bound until it is met (lean: first without jokers)."""
+    """The optimum plan (see the module docstring for the passes)."""
     low = 1 if need_move else 0
-    if prog.lean:
-        plan = prog.search()
-        if plan is not None:
-            return plan if plan.score >= 0 and (plan.score >> _P_SHIFT) >= low else None
-    if prog.lean and prog.jtot:
-        # Allow one more joker at a time and ask only for better: each pass prunes every
-        # state that cannot beat the last pass's best, so the passes with more jokers (whose
-        # state space is far larger) are the most pruned.
-        plan = None
-        best = low - 1
-        # On a small table one pass with every joker is cheaper than three (measured).
-        caps = [prog.jtot] if prog.table_size <= 16 else range(prog.jtot + 1)
-        for cap in caps:
-            better = prog.solve(best + 1, joker_cap=cap)
-            if better is not None:
-                plan, best = better, better.score >> _P_SHIFT
-                if best >= prog.ub[1] + prog.jr:
-                    break
-        return plan
-    return prog.solve(low)
+    if not prog.lean:
+        return prog.solve(low)
+    # 1. Depth first at the bound: on a full table nearly every rack tile fits.
+    plan = prog.search(0)
+    if plan is not None:
+        return plan if (plan.score >> _P_SHIFT) >= low else None
+    if not prog.jtot or prog.table_size <= _SMALL_TABLE:
+        return prog.solve(low)
+    # 2. Without jokers, breadth first: cheap, and a floor for the rest.
+    bound = prog.ub[1] + prog.jr
+    best = prog.solve(low, joker_cap=0)
+    value = (best.score >> _P_SHIFT) if best is not None else low - 1
+    # 3. With every joker, climb: a depth-first search finds a plan beating the last one
+    #    quickly when there is one; the first target it cannot reach is settled exactly by the
+    #    breadth-first programme, pruned to that target (the tightest proof there is).
+    while value < bound:
+        target = value + 1
+        found = prog.search(bound - target, _CLIMB_BUDGET)
+        if found is not None:
+            best, value = found, found.score >> _P_SHIFT
+            continue
+        if not prog.search_complete:
+            exact = prog.solve(target)
+            if exact is not None:
+                best = exact
+        break
+    return best if best is not None and (best.score >> _P_SHIFT) >= low else None
 
 
 def best_move(
