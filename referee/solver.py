@@ -36,13 +36,13 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Union
 
 from referee.i18n import _
 from referee.ruleset import RuleSet
-from referee.tiles import ALL_NUMBERED, JOKER, Colour, Tile, TileError, format_tiles, parse_table, parse_tile, parse_tiles
+from referee.tiles import ALL_NUMBERED, JOKER, Colour, Tile, format_tiles, parse_table, parse_tile, parse_tiles
 
 __all__ = ["Move", "SolverError", "best_move", "arrange", "OBJECTIVES"]
 
@@ -188,7 +188,7 @@ def _check_counts(table: Iterable[Tile], rack: Iterable[Tile], rules: RuleSet) -
 @lru_cache(maxsize=None)
 def _colour_options(
     state: tuple[int, ...], t: int, r: int, jb: int, jstart: bool, jmax: int, lean: bool
-) -> tuple[tuple[tuple[int, ...], int, int, int, int, tuple[Any, ...]], ...]:
+) -> tuple[tuple[int, int, int, int, int, tuple[Any, ...]], ...]:
     """Every way one colour can go on at one number.
 
     ``state``: sorted run codes: 1, 2, 3 = an open run of that length (3 meaning 3 or more);
