@@ -32,6 +32,7 @@ class Sample:
     colour: int  # 0-3, or -1 when it does not apply
     up: np.ndarray  # (2,) unit vector in patch pixels, NaN when unknown
     source: str
+    box_only: bool = False  # the polygon is a detector's axis-aligned box, not the tile outline
 
 
 def tile_targets(tile: Tile | None) -> tuple[int, int]:
@@ -123,6 +124,31 @@ def load_real_samples(split: str, rng: np.random.Generator) -> list[Sample]:
     return samples
 
 
+def load_detector_box_samples(split: str, models_dir: Path, rng: np.random.Generator) -> list[Sample]:
+    """Real tiles cropped around the boxes the trained detector draws for them.
+
+    Training on these teaches the reader the boxes it will get at inference (looser, shifted,
+    clipped) rather than only the labelled outlines.
+    """
+    from datasets import real
+    from vision.detect import TileModel
+    from vision.evaluate import match
+
+    model = TileModel(models_dir)
+    samples: list[Sample] = []
+    for photo in real.load_split(split):
+        image = cv2.imread(str(photo.image_path))
+        boxes, _ = model.find_boxes(image)
+        truth = np.array([t.box_xyxy for t in photo.tiles], np.float32).reshape(-1, 4)
+        for p, t in match(boxes, truth):
+            x1, y1, x2, y2 = boxes[p]
+            corners = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float32)
+            patch, ppoly = _extract(image, corners)
+            number, colour = tile_targets(photo.tiles[t].tile)
+            samples.append(Sample(patch, ppoly, number, colour, np.full(2, np.nan, np.float32), "real-detector", True))
+    return samples
+
+
 def load_synthetic_samples(folder: Path, rng: np.random.Generator, max_images: int | None = None) -> list[Sample]:
     """Samples from rendered scenes (``datasets.synth`` output: images/ and tiles/*.json)."""
     from referee.tiles import parse_tile
@@ -154,7 +180,8 @@ def augment(sample: Sample, rng: np.random.Generator, size: int, strong: bool = 
 
     patch, poly = sample.patch, sample.polygon
     if strong:
-        angle = rng.uniform(0, 360)
+        # A detector's box stays the box of the same tile only under quarter turns.
+        angle = 90.0 * rng.integers(4) if sample.box_only else rng.uniform(0, 360)
         scale = rng.uniform(0.8, 1.2)
         m = cv2.getRotationMatrix2D((PATCH_SIDE / 2, PATCH_SIDE / 2), angle, scale)
         patch = cv2.warpAffine(patch, m, (PATCH_SIDE, PATCH_SIDE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
@@ -166,7 +193,7 @@ def augment(sample: Sample, rng: np.random.Generator, size: int, strong: bool = 
     x2, y2 = poly.max(axis=0)
     if strong:  # a detector's box is rarely exact
         bw, bh = x2 - x1, y2 - y1
-        jit = rng.normal(0, 0.08, size=4) * np.array([bw, bh, bw, bh])
+        jit = rng.normal(0, 0.02 if sample.box_only else 0.08, size=4) * np.array([bw, bh, bw, bh])
         x1, y1, x2, y2 = x1 + jit[0], y1 + jit[1], x2 + jit[2], y2 + jit[3]
     crop = crop_square(patch, (float(x1), float(y1), float(x2), float(y2)), size)
     if strong:

@@ -187,6 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     rd.add_argument("--threads", type=int, default=2)
     rd.add_argument("--seed", type=int, default=0)
     rd.add_argument("--init", default=None, help="start from these weights (state dict .pt)")
+    rd.add_argument("--detector-boxes", default=None, metavar="MODELS_DIR",
+                    help="also crop real tiles around the boxes this trained detector draws for them")
     rd.add_argument("--out", default=str(MODELS))
     args = parser.parse_args(argv)
     if args.what == "detector":

@@ -82,7 +82,12 @@ def train_reader(args) -> None:
     pools: list[list[Sample]] = []
     weights: list[float] = []
     if "real" in sources:
-        pools.append(load_real_samples("train", rng))
+        real_pool = load_real_samples("train", rng)
+        if args.detector_boxes:
+            from vision.reader_data import load_detector_box_samples
+
+            real_pool += load_detector_box_samples("train", Path(args.detector_boxes), rng)
+        pools.append(real_pool)
         weights.append(args.real_share if len(sources) > 1 else 1.0)
     if "synthetic" in sources:
         pools.append(load_synthetic_samples(Path(args.synthetic) / "train", rng, args.synthetic_images))
