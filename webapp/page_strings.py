@@ -179,7 +179,6 @@ PAGE_STRINGS: dict[str, str] = {
     "player_said": N_("{player}: {message}"),
     "typed_only": N_("typed tiles only"),
     "network_error": N_("The server did not answer: is it still running?"),
-    "dice_arrangement": N_("Arrangement"),
     "run": N_("run"),
     "group": N_("group"),
     # TRANSLATORS: a label before the dice left out of the arrangement.

@@ -7,7 +7,6 @@ from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
 import app as app_module
-from webapp.middleware import pick_language
 
 
 @pytest.mark.parametrize(
@@ -233,20 +232,11 @@ def test_the_page_is_served(client: TestClient) -> None:
     page = client.get("/")
     assert page.status_code == 200 and 'capture="environment"' in page.text
     assert 'accept="image/*"' in page.text
-    for asset in ("/static/app.js", "/static/strings.js", "/static/style.css"):
+    for asset in ("/static/app.js", "/static/style.css"):
         assert client.get(asset).status_code == 200, asset
     js = client.get("/static/app.js").text
     assert "getUserMedia" in js and "/api/" in js
     assert "http://" not in js.replace("http://www.w3.org/2000/svg", "")  # nothing fetched from the network
-
-
-@pytest.mark.parametrize(
-    ("query", "header", "expected"),
-    [(None, None, "en"), ("ja", None, "ja"), (None, "es-ES,es;q=0.9", "es"), (None, "zh-TW", "zh_Hant"),
-     (None, "zh-CN,zh", "zh_Hans"), (None, "fr-FR,fr", "en"), ("xx", "ja", "ja")],
-)
-def test_language_choice(query: str | None, header: str | None, expected: str) -> None:
-    assert pick_language(query, header) == expected
 
 
 def test_unknown_match_is_404(client: TestClient) -> None:
