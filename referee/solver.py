@@ -854,6 +854,9 @@ def _build_sets(prog: _Programme, plan: _Plan, old_sets: list[list[Tile]] | None
         for c in range(4):
             m, ys, x12, x3, x4, s, sj, g = plan.details[n - 1][c]
             runs = open_runs[c]
+            pool[c] = g
+            if not runs and not s and not sj:
+                continue  # nothing of this colour in runs here (the common case)
             covers = {i for i, lo, hi in old_runs.get(c, ()) if lo <= n <= hi}
             by = {code: [r for r in runs if r.code == code] for code in (1, 2, 3, 4)}
             # Of the runs of 3 or more, go on with those whose old run goes on here.
@@ -893,7 +896,6 @@ def _build_sets(prog: _Programme, plan: _Plan, old_sets: list[list[Tile]] | None
             for _k in range(sj):
                 nxt.append(_Run(c, [JOKER], -1))
             open_runs[c] = nxt
-            pool[c] = g
         groups = _groups_at(n, pool, plan.group_jokers[n - 1], old_groups.get(n, []), lean)
         done.extend(groups)
     for c in range(4):
@@ -1055,9 +1057,18 @@ def _lay_spare_jokers(sets: list[list[Tile]], spare: int) -> bool:
 _BY_INDEX = [*ALL_NUMBERED, JOKER]  # Tile.index -> tile
 
 
+_CANON_INDEX = {id(t): i for i, t in enumerate(_BY_INDEX)} | {id(t): t.index for row in _TILE for t in row}
+_COLOUR_INDEX = {c: i for i, c in enumerate(_COLOURS)}
+
+
 def _indices(tiles: Iterable[Tile]) -> list[int]:
-    # Tile hashing is slow (a dataclass of enums); the bookkeeping below works on indices.
-    return [52 if t.colour is None else t.colour.index * 13 + t.number - 1 for t in tiles]  # type: ignore[operator]
+    # Tile hashing is slow (a dataclass of enums); the bookkeeping below works on indices. The
+    # solver's own tiles are known by identity; others are worked out once.
+    canon = _CANON_INDEX
+    return [
+        canon[id(t)] if id(t) in canon else 52 if t.colour is None else _COLOUR_INDEX[t.colour] * 13 + t.number - 1  # type: ignore[operator]
+        for t in tiles
+    ]
 
 
 def _match(old_sets: list[list[int]], new_sets: list[list[int]]) -> dict[int, int]:
