@@ -161,22 +161,27 @@ def _read_rack(rack: Sequence[Tile] | str) -> list[Tile]:
     return [_coerce_tile(x) for x in rack]
 
 
-def _check_counts(table: Iterable[Tile], rack: Iterable[Tile], rules: RuleSet) -> None:
+def _counts(indices: Iterable[int]) -> list[int]:
+    """Copies of each tile by index (0-51 numbered, 52 the joker)."""
+    counts = [0] * 53
+    for x in indices:
+        counts[x] += 1
+    return counts
+
+
+def _check_counts(counts: Sequence[int], rules: RuleSet) -> None:
     """More copies of a tile, or more jokers, than the rule set has (RULES.md section 1)."""
-    counts = Counter(table)
-    counts.update(rack)
-    jokers = counts.pop(JOKER, 0)
-    if jokers > rules.jokers:
+    if counts[52] > rules.jokers:
         raise SolverError(
             _("{count} jokers on the table and rack, but the {name} set has only {jokers}").format(
-                count=jokers, name=rules.name, jokers=rules.jokers
+                count=counts[52], name=rules.name, jokers=rules.jokers
             )
         )
-    for tile, count in sorted(counts.items()):
-        if count > rules.copies:
+    for x in range(52):
+        if counts[x] > rules.copies:
             raise SolverError(
                 _("{tile} appears {count} times on the table and rack, but the {name} set has only {copies} of each tile").format(
-                    tile=tile.code, count=count, name=rules.name, copies=rules.copies
+                    tile=ALL_NUMBERED[x].code, count=counts[x], name=rules.name, copies=rules.copies
                 )
             )
 
@@ -374,8 +379,8 @@ class _Programme:
 
     def __init__(
         self,
-        table: Counter[Tile],
-        rack: Counter[Tile],
+        table: Sequence[int],
+        rack: Sequence[int],
         rules: RuleSet,
         objective: str,
         minimum: int | None,
@@ -384,10 +389,10 @@ class _Programme:
     ) -> None:
         self.objective = objective
         self.minimum = minimum
-        self.jt = table.get(JOKER, 0)
-        self.jr = rack.get(JOKER, 0)
+        self.jt = table[52]
+        self.jr = rack[52]
         self.jtot = self.jt + self.jr
-        self.table_size = sum(table.values())
+        self.table_size = sum(table)
         # Lean jokers (tiles objective, no opening minimum): a joker whose set stays valid
         # without it (end of a run of 4+, fourth of a group) is taken off; the programme only
         # places jokers a set needs, and the rest are laid afterwards on any set with room
@@ -396,14 +401,9 @@ class _Programme:
         # minimum depend on where a joker lies, so they keep every joker placement.
         self.lean = lean and objective == "tiles" and minimum is None
         self.jmax = min(self.jtot, 4)
-        t = [[0] * 15 for _ in range(4)]
-        r = [[0] * 15 for _ in range(4)]
-        for tile, k in table.items():
-            if tile.colour is not None:
-                t[tile.colour.index][tile.number] += k  # type: ignore[index]
-        for tile, k in rack.items():
-            if tile.colour is not None:
-                r[tile.colour.index][tile.number] += k  # type: ignore[index]
+        # t[c][n], r[c][n]: copies of colour c, number n on the table, on the rack.
+        t = [[0, *table[13 * c : 13 * c + 13], 0] for c in range(4)]
+        r = [[0, *rack[13 * c : 13 * c + 13], 0] for c in range(4)]
         self._prefilter(t, r)
         self.t, self.r = t, r
         # A joker may start a run only where the run can still reach 13 (see module docstring).
@@ -1212,7 +1212,7 @@ def _describe_change(old_sets: list[list[Tile]] | None, table_tiles: list[Tile],
 
 
 def _solve_plan(
-    table: Counter[Tile], rack: Counter[Tile], rules: RuleSet, objective: str, minimum: int | None,
+    table: Sequence[int], rack: Sequence[int], rules: RuleSet, objective: str, minimum: int | None,
     old_sets: list[list[Tile]] | None, need_move: bool,
 ) -> tuple[list[list[Tile]], int] | None:
     """Best new arrangement of table + some rack tiles, and its primary score; None if none."""
@@ -1298,13 +1298,14 @@ def best_move(
         raise SolverError(_("rules must be a RuleSet, not {kind}").format(kind=type(rules).__name__))
     old_sets, table_tiles = _read_table(table)
     rack_tiles = _read_rack(rack)
-    _check_counts(table_tiles, rack_tiles, rules)
+    table_count = _counts(_indices(table_tiles))
+    rack_count = _counts(_indices(rack_tiles))
+    _check_counts([a + b for a, b in zip(table_count, rack_count)], rules)
     if not rack_tiles:
         return None
-    rack_count = Counter(rack_tiles)
     if not opened:
         return _opening(old_sets, table_tiles, rack_count, rules, objective)
-    solved = _solve_plan(Counter(table_tiles), rack_count, rules, objective, None, old_sets, need_move=True)
+    solved = _solve_plan(table_count, rack_count, rules, objective, None, old_sets, need_move=True)
     if solved is None:
         return None
     new_sets, _score = solved
@@ -1324,13 +1325,13 @@ def best_move(
 
 
 def _opening(
-    old_sets: list[list[Tile]] | None, table_tiles: list[Tile], rack: Counter[Tile], rules: RuleSet, objective: str
+    old_sets: list[list[Tile]] | None, table_tiles: list[Tile], rack: list[int], rules: RuleSet, objective: str
 ) -> Move | None:
     """Initial meld (RULES.md section 4): sets from the rack alone, worth the minimum together."""
     if not rules.jokers_in_opening:
-        rack = Counter({t: k for t, k in rack.items() if not t.is_joker})
+        rack = [*rack[:52], 0]  # variant 003: no joker in the initial meld
     # The opening minimum needs every joker placement (a joker's worth depends on where it lies).
-    solved = _solve_plan(Counter(), rack, rules, objective, max(rules.opening_minimum, 1), None, need_move=True)
+    solved = _solve_plan([0] * 53, rack, rules, objective, max(rules.opening_minimum, 1), None, need_move=True)
     if solved is None:
         return None
     meld, _score = solved
@@ -1366,10 +1367,11 @@ def arrange(tiles: Sequence[Tile] | str, rules: RuleSet = RuleSet.classic()) -> 
     arrangement, or None. Jokers must be used too. Raises :class:`SolverError` for more copies
     of a tile or more jokers than ``rules`` has."""
     items = parse_tiles(tiles) if isinstance(tiles, str) else [_coerce_tile(t) for t in tiles]
-    _check_counts(items, (), rules)
+    counts = _counts(_indices(items))
+    _check_counts(counts, rules)
     if not items:
         return []
-    solved = _solve_plan(Counter(items), Counter(), rules, "tiles", None, None, need_move=False)
+    solved = _solve_plan(counts, [0] * 53, rules, "tiles", None, None, need_move=False)
     if solved is None:
         return None
     return solved[0]
