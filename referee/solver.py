@@ -480,14 +480,15 @@ class _Programme:
             else:
                 for tile in s:
                     if tile.colour is not None:
-                        self.grpw[tile.colour.index][tile.number] += 1  # type: ignore[index]
+                        self.grpw[_COLOUR_INDEX[tile.colour]][tile.number] += 1  # type: ignore[index]
         for c in range(4):
             for n in range(1, 14):
                 for src, dst in ((joints, self.adjw), (starts, self.startw)):
-                    acc = [0]
-                    for w in sorted(src[c][n], reverse=True):
-                        acc.append(acc[-1] + w)
-                    dst[c][n] = acc
+                    if src[c][n]:
+                        acc = [0]
+                        for w in sorted(src[c][n], reverse=True):
+                            acc.append(acc[-1] + w)
+                        dst[c][n] = acc
 
     def _cell_options(self, c: int, n: int, simple: bool) -> dict[int, Any]:
         """Per-cell caches of the hot loops: options ready to add to a key."""
