@@ -93,10 +93,8 @@ def _assert_steps_transform(old: list[list[Tile]], move: Move) -> None:
     after = _apply_steps(old, move)
     expected = {n: Counter(s) for n, s in zip(move.set_numbers, move.sets)}
     assert after == expected
-    moved = sum(1 for step in move.steps if step.startswith("move ")) and sum(
-        len(parse_tiles(_MOVE.match(s)[1])) for s in move.steps if _MOVE.match(s)  # type: ignore[index]
-    )
-    assert moved == len(move.moved)
+    moved = [t for step in move.steps if (m := _MOVE.match(step)) for t in parse_tiles(m[1])]
+    assert sorted(moved) == sorted(move.moved)
 
 
 def _solve_position(p: dict) -> None:
@@ -219,10 +217,15 @@ def test_opening_reaches_the_minimum_from_the_rack_only() -> None:
 def test_opening_minimum_variant() -> None:
     rack = parse_tiles("K10 B10 O10 R11 R12 R13")
     assert best_move([], rack, opened=False).count == 6  # type: ignore[union-attr]
-    rules = RuleSet.classic(opening_minimum=70)
-    move = best_move([], rack, rules=rules, opened=False)
-    assert move is not None and move.points == 66 + 0 or move is None
+    # K10 B10 O10 (30) + R11 R12 R13 (36) = 66
+    move = best_move([], rack, rules=RuleSet.classic(opening_minimum=66), opened=False)
+    assert move is not None and move.points == 66 and move.count == 6
     assert best_move([], rack, rules=RuleSet.classic(opening_minimum=67), opened=False) is None
+    # R11 R12 R13 (36) + K1 K2 K3 (6) = 42 >= 40, but 36 alone is not.
+    small_run = parse_tiles("R11 R12 R13 K1 K2 K3")
+    move = best_move([], small_run, rules=RuleSet.classic(opening_minimum=40), opened=False)
+    assert move is not None and move.points == 42 and move.count == 6
+    assert best_move([], small_run, rules=RuleSet.classic(opening_minimum=43), opened=False) is None
 
 
 def test_opening_joker_variant() -> None:
