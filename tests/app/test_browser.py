@@ -215,10 +215,99 @@ def test_turn_timer_gives_the_rule_sets_penalty(browser, label_server: str) -> N
     with page.expect_response("**/penalties") as answer:
         page.click("[data-penalty=unfinished]")
     assert answer.value.status == 201
+    page.wait_for_selector("#timer-penalty .banner")
     message = page.locator("#timer-penalty").text_content()
     assert message.startswith("Ana:") and "draw one tile" in message
     page.wait_for_selector("#match-current details summary")
     assert "(1)" in page.locator("#match-current details summary").text_content()
     page.click("#timer-next")
     assert page.locator("#timer-player").text_content() == "Ben"
+    assert page.errors == []
+
+
+def _english_on_screen(page) -> list[str]:  # noqa: ANN001
+    """The page's English sentences (two words or more) that are visible right now."""
+    from webapp.page_strings import PAGE_STRINGS
+
+    text = page.locator("body").inner_text()
+    return [s for s in PAGE_STRINGS.values() if len(s.split()) >= 2 and "{" not in s and s in text]
+
+
+def test_language_from_the_browser_then_the_switch(browser, label_server: str, photo: Path) -> None:  # noqa: ANN001
+    """Issue 8: a Japanese browser gets a Japanese page and Japanese verdicts; the switch in the
+    header turns page, verdicts and the photo's reading Spanish without losing what is on screen,
+    and the choice outlives a reload."""
+    from referee import check_set, parse_tiles
+    from referee.i18n import use_language
+
+    page = new_phone_page(browser, label_server + "/#table", locale="ja-JP")
+    assert page.evaluate("document.documentElement.lang") == "ja"
+    assert page.locator("#screen-table h2").text_content() == "場をチェック"
+    assert page.locator("#lang option:checked").text_content() == "日本語"
+    assert page.locator("#lang option").all_text_contents() == ["English", "简体中文", "繁體中文", "日本語", "Español"]
+    assert "K 黒" in page.locator("#screen-table .field span").first.text_content()  # colour words, letters kept
+    assert _english_on_screen(page) == []
+    page.fill("#table-text", "R1 R2 K3 | B5 B6 B7")
+    with page.expect_response("**/api/table/check") as answer:
+        page.click("#table-check")
+    first = answer.value.json()["sets"][0]
+    with use_language("ja"):
+        japanese = check_set(parse_tiles("R1 R2 K3")).problem
+    assert first["code"] == "mixed_colours_and_numbers" and first["problem"] == japanese
+    page.wait_for_selector("#table-result .banner")
+    assert japanese in page.locator("#table-result").text_content()
+    page.locator(f"{SLOT} input.file-camera").set_input_files(str(photo))
+    page.wait_for_function(f"document.querySelectorAll('{SLOT} svg g.tilebox').length === 54", timeout=30000)
+    assert "組み合わせ" in page.locator(f"{SLOT} .slot-result .banner").first.text_content()
+    page.fill("#table-text", page.input_value("#table-text") + " | K13")  # the player edits what was read
+    typed = page.input_value("#table-text")
+
+    page.select_option("#lang", "es")
+    page.wait_for_selector("body[data-language='es']", timeout=30000)
+    assert page.evaluate("document.documentElement.lang") == "es"
+    assert page.locator("#screen-table h2").text_content() == "Comprobar la mesa"
+    assert page.locator(".tabs button[data-tab=match]").text_content().endswith("Encuentro")
+    # The screen's state stays: the field, the verdict (now Spanish), the photo and its reading.
+    assert page.locator("#screen-table").is_visible() and page.input_value("#table-text") == typed
+    with use_language("es"):
+        spanish = check_set(parse_tiles("R1 R2 K3")).problem
+    assert spanish in page.locator("#table-result").text_content()
+    assert page.locator(f"{SLOT} svg g.tilebox").count() == 54
+    assert "series son válidas" in page.locator(f"{SLOT} .slot-result .banner").first.text_content()
+    assert page.input_value("#table-text") == typed  # reading the photo again did not overwrite the edit
+    assert _english_on_screen(page) == []
+    # A new verdict from the server comes in Spanish, with the same codes.
+    page.fill("#table-text", "R1 R2 K3")
+    with page.expect_response("**/api/table/check") as answer:
+        page.click("#table-check")
+    again = answer.value.json()["sets"][0]
+    assert again["code"] == "mixed_colours_and_numbers" and again["problem"] == spanish
+    assert answer.value.headers["content-language"] == "es"
+    # The switch's cookie keeps the choice over the browser's Japanese.
+    assert {c["name"]: c["value"] for c in page.context.cookies()}.get("lang") == "es"
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    assert page.evaluate("document.documentElement.lang") == "es"
+    assert page.locator("#lang").input_value() == "es"
+    assert page.errors == []
+
+
+def test_switch_keeps_a_match_and_its_running_timer(browser, label_server: str) -> None:  # noqa: ANN001
+    page = new_phone_page(browser, label_server + "/#match", locale="zh-TW")
+    assert page.evaluate("document.documentElement.lang") == "zh-Hant"
+    page.click("#match-new summary")
+    assert page.get_attribute("#match-name", "placeholder") == "週五晚上"
+    page.fill("#match-players", "Ana\nBen")
+    page.fill("#rule-seconds", "30")
+    page.click("#match-create")
+    page.wait_for_selector("#timer:not([hidden])")
+    page.click("#timer-start")
+    page.wait_for_function("document.querySelector('#timer-time').textContent !== '0:30'", timeout=5000)
+    assert page.locator("#timer-start").text_content() == "暫停"
+    page.select_option("#lang", "en")
+    page.wait_for_selector("body[data-language='en']", timeout=15000)
+    assert page.locator("#timer-start").text_content() == "Pause"  # still running, in English
+    assert page.locator("#timer-time").text_content() != "0:30"
+    assert page.locator("#match-current .banner").text_content() == "Round 1, game 1: nothing played yet."
+    assert page.locator("#timer-player").text_content() == "Ana"
     assert page.errors == []

@@ -831,8 +831,6 @@ async function timerPenalty(kind) {
   try {
     const result = await api("POST", `/api/matches/${currentMatch.id}/penalties`, { player, touched_table: touched });
     $("#timer-out").hidden = true;
-    currentMatch = await api("GET", `/api/matches/${currentMatch.id}`);
-    renderMatch();
     // Logged once; a change of language asks the referee for the same penalty's sentence again.
     let penalty = result.penalty;
     await show(out, async () => {
@@ -840,6 +838,10 @@ async function timerPenalty(kind) {
       penalty = null;
       return el("p", { class: "banner bad", text: t("player_said", { player, message: shown.message }) });
     });
+    currentMatch = await api("GET", `/api/matches/${currentMatch.id}`);
+    renderMatch(false);  // the sheet with the penalty; the sentence above stays
+    timer.left = currentMatch.rules.turn_seconds;  // ready for the next turn
+    timerShow();
   } catch (error) { showError(out, error); }
 }
 
