@@ -418,3 +418,15 @@ def test_vision_read_summary_in_japanese() -> None:
         "  単独のタイル：J",
         "  要確認：D",
     ]
+
+
+@pytest.mark.parametrize(
+    ("language", "joined"),
+    [("en", "Time is up. Take back R5."), ("es", "Time is up. Take back R5."), ("ja", "Time is up.Take back R5."),
+     ("zh_Hans", "Time is up.Take back R5."), ("zh_Hant", "Time is up.Take back R5.")],
+)
+def test_join_sentences(language: str, joined: str) -> None:
+    from referee.i18n import join_sentences
+
+    with use_language(language):
+        assert join_sentences(["Time is up.", "", " Take back R5. "]) == joined

@@ -300,3 +300,26 @@ def test_the_page_holds_no_english_of_its_own() -> None:
 
 def test_no_strings_js_left(client: TestClient) -> None:
     assert client.get("/static/strings.js").status_code == 404  # the table is webapp/page_strings.py now
+
+
+# --------------------------------------------------------------------------- python app.py
+
+
+def test_start_up_lines_follow_lang(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import uvicorn
+
+    served: list[Any] = []
+    monkeypatch.setattr(uvicorn, "run", lambda application, **kw: served.append(kw))
+    assert app_module.main(["--lang", "ja", "--no-models", "--db", str(tmp_path / "s.db"), "--port", "8123"]) == 0
+    err = capsys.readouterr().err
+    assert f"点数表：{tmp_path / 's.db'}" in err and "ブラウザで http://127.0.0.1:8123/ を開いてください" in err
+    assert served and served[0]["port"] == 8123
+    monkeypatch.setenv("LC_ALL", "es_ES.UTF-8")  # without --lang the locale decides
+    assert app_module.main(["--no-models", "--db", str(tmp_path / "s.db")]) == 0
+    assert "Abre http://127.0.0.1:8000/ en un navegador" in capsys.readouterr().err
+
+
+def test_start_up_rejects_an_unknown_language(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        app_module.main(["--lang", "xx"])
+    assert stop.value.code == 2 and "unknown language 'xx'" in capsys.readouterr().err
