@@ -92,10 +92,14 @@ class Move:
     """What was maximised: "tiles" or "points"."""
     opening: bool = False
     """True when this is an initial meld (player not yet opened): the table is untouched."""
+    proven: bool = True
+    """False only for the points objective on a table where trying every joker placement took
+    too long: then this is the most-tiles move with its jokers where they are worth most, and
+    a move worth more points may exist. The tiles objective is always exact."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict: count, points, placed (codes), sets (lists of codes), steps, moved,
-        set_numbers, objective, opening."""
+        set_numbers, objective, opening, proven."""
         return {
             "count": self.count,
             "points": self.points,
@@ -106,6 +110,7 @@ class Move:
             "set_numbers": list(self.set_numbers),
             "objective": self.objective,
             "opening": self.opening,
+            "proven": self.proven,
         }
 
     def describe(self) -> str:
@@ -591,11 +596,12 @@ class _Programme:
             return None
         return _Plan(score + (self.jr << _P_SHIFT), details, group_jokers, [0] * 13)
 
-    def solve(self, target: int, joker_cap: int | None = None) -> _Plan | None:
+    def solve(self, target: int, joker_cap: int | None = None, budget: int | None = None) -> _Plan | None:
         """Best plan whose primary objective reaches ``target`` (None if there is none).
 
         ``joker_cap`` (lean mode only): at most this many jokers placed by the programme itself
-        (the rest are spare and laid afterwards)."""
+        (the rest are spare and laid afterwards). ``budget``: raise :class:`_OutOfBudget` once
+        this many states have been expanded."""
         lean = self.lean
         # In lean mode every joker is placed as if from the table (no score): the rack jokers
         # all end on the table (spare ones laid afterwards) and count as a constant.
@@ -613,8 +619,13 @@ class _Programme:
         cur: dict[int, int] = {0: 0}
         backs: list[dict[int, tuple[int, Any]]] = []
         simple = not self.jtot and not minimum
+        expanded = 0
         for n in range(1, 14):
             for c in range(4):
+                if budget is not None:
+                    expanded += len(cur)
+                    if expanded > budget:
+                        raise _OutOfBudget
                 sh = _CB * c
                 nxt: dict[int, int] = {}
                 back: dict[int, tuple[int, Any]] = {}
@@ -1025,29 +1036,37 @@ def _set_value(tiles: Sequence[Tile]) -> int:
     return sum(t.number for t in tiles if t.number is not None) + sum(_joker_values(tiles))
 
 
+def _spare_slot(s: list[Tile]) -> tuple[int, bool] | None:
+    """Where one more joker fits in the valid set ``s``: (what it would stand for, at the
+    start?), or None if the set is full (a group of 4, a run 1-13)."""
+    numbered = [t for t in s if t.colour is not None]
+    numbers = {t.number for t in numbered}
+    if len(numbers) == 1 and len(numbered) >= 2:
+        return (numbered[0].number, False) if len(s) == 3 else None  # type: ignore[return-value]
+    bounds = _run_bounds(s)
+    if bounds is not None and bounds[1] <= 13 and bounds[1] - bounds[0] + 1 < 13:
+        return (bounds[1] + 1, False) if bounds[1] < 13 else (bounds[0] - 1, True)
+    if len(numbered) == 1 and len(s) == 3:  # X J J read as a group: a fourth
+        return (numbered[0].number, False)  # type: ignore[return-value]
+    return None
+
+
 def _lay_spare_jokers(sets: list[list[Tile]], spare: int) -> bool:
-    """Lay jokers the programme left over on sets with room: the top of a run (its bottom if
-    it ends at 13), or a group of 3. False if there is no room (then the full programme runs)."""
-    while spare:
-        for s in sets:
-            numbered = [t for t in s if t.colour is not None]
-            if len({t.number for t in numbered}) == 1 and len(numbered) >= 2 and len(s) == 3:
-                s.append(JOKER)
-                break
-            bounds = _run_bounds(s)
-            is_run = bounds is not None and (len({t.number for t in numbered}) == len(numbered) > 1 or len(s) - len(numbered) >= 2)
-            if is_run and bounds is not None and bounds[1] - bounds[0] + 1 < 13:
-                if bounds[1] < 13:
-                    s.append(JOKER)
-                else:
-                    s.insert(0, JOKER)
-                break
-            if len(numbered) == 1 and len(s) == 3:  # X J J: as a run it can grow
-                s.append(JOKER)
-                break
-        else:
+    """Lay jokers the programme left over where they are worth most: the top of a run (its
+    bottom if it ends at 13), or a group of 3. False if no set has room (then the full
+    programme runs)."""
+    for _k in range(spare):
+        best: tuple[int, int, bool] | None = None
+        for i, s in enumerate(sets):
+            slot = _spare_slot(s)
+            if slot is not None and (best is None or slot[0] > best[0]):
+                best = (slot[0], i, slot[1])
+        if best is None:
             return False
-        spare -= 1
+        if best[2]:
+            sets[best[1]].insert(0, JOKER)
+        else:
+            sets[best[1]].append(JOKER)
     return True
 
 
@@ -1106,12 +1125,23 @@ class _Outcome:
     points: int
 
 
-def _describe_change(old_sets: list[list[Tile]] | None, table_tiles: list[Tile], new_sets: list[list[Tile]]) -> _Outcome:
+def _describe_change(
+    old_sets: list[list[Tile]] | None, table_tiles: list[Tile], new_sets: list[list[Tile]], rack_jokers_high: bool = False
+) -> _Outcome:
     """Number the new sets, work out which tiles moved and which came from the rack, and say
-    it as steps."""
+    it as steps. Jokers are alike: table jokers stay where they were when they can, unless
+    ``rack_jokers_high`` (points objective), where the rack's jokers take the places worth most."""
     steps: list[str] = []
     moved: list[int] = []
     new_idx = [_indices(s) for s in new_sets]
+    forced: set[tuple[int, int]] = set()  # (set, position) of jokers that come from the rack
+    if rack_jokers_high:
+        slots = sorted(
+            ((v, j, pos) for j, s in enumerate(new_sets) for v, pos in zip(_joker_values(s), (i for i, t in enumerate(s) if t.colour is None))),
+            reverse=True,
+        )
+        extra = sum(x == 52 for s in new_idx for x in s) - sum(t.colour is None for t in table_tiles)
+        forced = {(j, pos) for _v, j, pos in slots[: max(0, extra)]}
     # (target number, source number or 0 for the rack) -> tile indices
     flows: dict[tuple[int, int], list[int]] = {}
     from_rack: list[tuple[int, int, int]] = []  # (tile, new set, position) for joker values
@@ -1121,7 +1151,7 @@ def _describe_change(old_sets: list[list[Tile]] | None, table_tiles: list[Tile],
         for j, (number, s) in enumerate(zip(numbers, new_idx)):
             table_part: list[int] = []
             for pos, x in enumerate(s):
-                if left[x] > 0:
+                if left[x] > 0 and (j, pos) not in forced:
                     left[x] -= 1
                     table_part.append(x)
                 else:
@@ -1151,7 +1181,8 @@ def _describe_change(old_sets: list[list[Tile]] | None, table_tiles: list[Tile],
             k: dict[int, int] = {}
             if j in match:
                 rest = remaining_old[match[j]]
-                for x, cnt in Counter(s).items():
+                free = [x for pos, x in enumerate(s) if (j, pos) not in forced]
+                for x, cnt in Counter(free).items():
                     take = min(cnt, rest.get(x, 0))
                     if take:
                         k[x] = take
@@ -1164,10 +1195,10 @@ def _describe_change(old_sets: list[list[Tile]] | None, table_tiles: list[Tile],
         for j, s in enumerate(new_idx):
             keep = kept_of[j]
             for pos, x in enumerate(s):
-                if keep.get(x, 0) > 0:
+                if (j, pos) not in forced and keep.get(x, 0) > 0:
                     keep[x] -= 1
                     continue
-                src = sources.get(x)
+                src = sources.get(x) if (j, pos) not in forced else None
                 if src:
                     flows.setdefault((numbers[j], src.pop(0)), []).append(x)
                     moved.append(x)
@@ -1238,6 +1269,39 @@ _CLIMB_BUDGET = 20000
 """Steps a depth-first search may take while climbing (measured: 5,000 and 50,000 both slower)."""
 
 
+def _points_value(sets: list[list[Tile]], table: Sequence[int], rack: Sequence[int]) -> int:
+    """Points of the rack tiles in ``sets``, the rack's jokers at the joker places worth most
+    (the points programme's own measure)."""
+    laid = _counts(_indices(t for s in sets for t in s))
+    value = sum((laid[x] - table[x]) * (x % 13 + 1) for x in range(52))
+    jokers = sorted((v for s in sets for v in _joker_values(s)), reverse=True)
+    return value + sum(jokers[: max(0, laid[52] - table[52])])
+
+
+_POINTS_BUDGET = 250_000
+"""States the points programme may expand (about a second here) before it settles."""
+
+
+def _solve_points(
+    table: Sequence[int], rack: Sequence[int], rules: RuleSet, old_sets: list[list[Tile]] | None
+) -> tuple[list[list[Tile]], int, bool] | None:
+    """Most points: the most-tiles move (fast, lean jokers, spare jokers where worth most) is a
+    floor; the points programme, with every joker placement, then only looks for better, so
+    nearly every state is pruned. Exact: the programme rules out anything better."""
+    floor_move = _solve_plan(table, rack, rules, "tiles", None, old_sets, need_move=True)
+    floor = _points_value(floor_move[0], table, rack) if floor_move is not None else 0
+    prog = _Programme(table, rack, rules, "points", None, old_sets, lean=False)
+    try:
+        plan = prog.solve(floor + 1, budget=_POINTS_BUDGET)
+    except _OutOfBudget:
+        # Every joker placement on a big table with jokers can take seconds: settle for the
+        # floor, said so in Move.proven.
+        return (floor_move[0], floor, False) if floor_move is not None else None
+    if plan is not None:
+        return _build_sets(prog, plan, old_sets), plan.score >> _P_SHIFT, True
+    return (floor_move[0], floor, True) if floor_move is not None else None
+
+
 def _run_passes(prog: _Programme, need_move: bool) -> _Plan | None:
     """The optimum plan (see the module docstring for the passes)."""
     low = 1 if need_move else 0
@@ -1306,11 +1370,18 @@ def best_move(
         return None
     if not opened:
         return _opening(old_sets, table_tiles, rack_count, rules, objective)
-    solved = _solve_plan(table_count, rack_count, rules, objective, None, old_sets, need_move=True)
-    if solved is None:
-        return None
-    new_sets, _score = solved
-    out = _describe_change(old_sets, table_tiles, new_sets)
+    proven = True
+    if objective == "points":
+        solved_points = _solve_points(table_count, rack_count, rules, old_sets)
+        if solved_points is None:
+            return None
+        new_sets, _score, proven = solved_points
+    else:
+        solved = _solve_plan(table_count, rack_count, rules, objective, None, old_sets, need_move=True)
+        if solved is None:
+            return None
+        new_sets, _score = solved
+    out = _describe_change(old_sets, table_tiles, new_sets, rack_jokers_high=objective == "points")
     if not out.placed:
         return None
     return Move(
@@ -1322,6 +1393,7 @@ def best_move(
         moved=tuple(out.moved),
         set_numbers=tuple(out.numbers),
         objective=objective,
+        proven=proven,
     )
 
 
