@@ -404,7 +404,11 @@ class _Programme:
         # (``_lay_spare_jokers``). Exact: any arrangement becomes such a lean one plus spare
         # jokers, and spare jokers count the same wherever they lie. Points and the opening
         # minimum depend on where a joker lies, so they keep every joker placement.
-        self.lean = lean and objective == "tiles" and minimum is None
+        self.lean = lean and minimum is None
+        # Lean mode lays every rack joker (spare ones afterwards): with the tiles objective
+        # they count as a constant; with points (a floor for the exact points programme) the
+        # programme scores numbered tiles only and the jokers' worth is added afterwards.
+        self.lean_bonus = self.jr if self.lean and objective == "tiles" else 0
         self.jmax = min(self.jtot, 4)
         # t[c][n], r[c][n]: copies of colour c, number n on the table, on the rack.
         t = [[0, *table[13 * c : 13 * c + 13], 0] for c in range(4)]
@@ -525,13 +529,14 @@ class _Programme:
         steps = [0]
         cache = self._dfs_cache
         r = self.r
+        pts = self.objective == "points"
 
         def options(c: int, n: int, sid: int, jrem: int) -> list[tuple[int, int, int, int, int, tuple[Any, ...]]]:
             ck = (c, n, sid, jrem)
             got = cache.get(ck)
             if got is None:
                 # (miss, ...) sorted: fewest rack tiles left out first, then the best score.
-                want = r[c][n]
+                want = r[c][n] * (n if pts else 1)
                 got = sorted(
                     ((want - (o[3] >> _P_SHIFT), -o[3], o[0], o[1], o[2], o[5]) for o in self._options(c, n, sid, jrem)),
                 )
@@ -594,7 +599,7 @@ class _Programme:
         if score is None:
             self.search_complete = True
             return None
-        return _Plan(score + (self.jr << _P_SHIFT), details, group_jokers, [0] * 13)
+        return _Plan(score + (self.lean_bonus << _P_SHIFT), details, group_jokers, [0] * 13)
 
     def solve(self, target: int, joker_cap: int | None = None, budget: int | None = None) -> _Plan | None:
         """Best plan whose primary objective reaches ``target`` (None if there is none).
@@ -607,7 +612,7 @@ class _Programme:
         # all end on the table (spare ones laid afterwards) and count as a constant.
         jt, jr = (self.jtot, 0) if lean else (self.jt, self.jr)
         if lean:
-            target -= self.jr
+            target -= self.lean_bonus
         jw = jr + 1
         pts = self.objective == "points"
         minimum = self.minimum if self.minimum is not None else 0
@@ -785,7 +790,7 @@ class _Programme:
         if best_key < 0 or (best >> _P_SHIFT) < target:
             return None
         if lean:
-            best += (self.jr << _P_SHIFT)
+            best += (self.lean_bonus << _P_SHIFT)
         details: list[list[tuple[Any, ...]]] = [[() for _c in range(4)] for _n in range(13)]
         group_jokers = [0] * 13
         rack_jokers = [0] * 13
@@ -1288,7 +1293,11 @@ def _solve_points(
     """Most points: the most-tiles move (fast, lean jokers, spare jokers where worth most) is a
     floor; the points programme, with every joker placement, then only looks for better, so
     nearly every state is pruned. Exact: the programme rules out anything better."""
-    floor_move = _solve_plan(table, rack, rules, "tiles", None, old_sets, need_move=True)
+    # Floor: the most points from numbered tiles with lean jokers (fast), spare jokers laid
+    # where worth most; failing that (only jokers fit), the most-tiles move.
+    floor_move = _solve_plan(table, rack, rules, "points", None, old_sets, need_move=True)
+    if floor_move is None:
+        floor_move = _solve_plan(table, rack, rules, "tiles", None, old_sets, need_move=True)
     floor = _points_value(floor_move[0], table, rack) if floor_move is not None else 0
     prog = _Programme(table, rack, rules, "points", None, old_sets, lean=False)
     try:
@@ -1314,7 +1323,7 @@ def _run_passes(prog: _Programme, need_move: bool) -> _Plan | None:
     if not prog.jtot or prog.table_size <= _SMALL_TABLE:
         return prog.solve(low)
     # 2. Without jokers, breadth first: cheap, and a floor for the rest.
-    bound = prog.ub[1] + prog.jr
+    bound = prog.ub[1] + prog.lean_bonus
     best = prog.solve(low, joker_cap=0)
     value = (best.score >> _P_SHIFT) if best is not None else low - 1
     # 3. With every joker, climb: a depth-first search finds a plan beating the last one
