@@ -378,3 +378,28 @@ def test_tiny_positions_match_brute_force(seed: int) -> None:
     table_tiles = [t for s in old for t in s]
     move = best_move(old, rack)
     assert (move.count if move else 0) == _brute_best(table_tiles, rack)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_tiny_positions_points_match_brute_force(seed: int) -> None:
+    """Without jokers, the points objective is the largest value of a layable rack subset."""
+    rng = random.Random(2000 + seed)
+    box = _box(RuleSet.classic())
+    box[JOKER] = 0
+    old = _random_table(rng, box, rng.randint(0, 2))
+    near = [t for t in box.elements() if any(
+        u.colour == t.colour and abs((u.number or 0) - (t.number or 0)) <= 2 or u.number == t.number
+        for s in old for u in s)] or list(box.elements())
+    rack = rng.sample(near, min(len(near), rng.randint(2, 5)))
+    table_tiles = [t for s in old for t in s]
+    best = 0
+    for k in range(1, len(rack) + 1):
+        for subset in set(itertools.combinations(sorted(rack), k)):
+            value = sum(t.number or 0 for t in subset)
+            if value > best and _partitionable(Counter(table_tiles) + Counter(subset)):
+                best = value
+    move = best_move(old, rack, objective="points")
+    assert (move.points if move else 0) == best
+    if move:
+        assert move.proven
+        _assert_valid_move(move, table_tiles, rack)
