@@ -434,8 +434,8 @@ class _Programme:
         self._proxy(old_sets)
         self._opt_cache: dict[tuple[int, int, int, int], list[tuple[int, int, int, int, int, tuple[Any, ...]]]] = {}
         self._cells: dict[int, dict[int, list[tuple[int, int, int, tuple[Any, ...]]]]] = {}
-        self._dead: dict[tuple[int, int, int], int] = {}  # depth-first dead ends -> slack
-        self._dfs_cache: dict[tuple[int, int, int, int], Any] = {}
+        self._dead: dict[int, int] = {}  # depth-first dead ends (node key) -> slack
+        self._dfs_cache: dict[int, Any] = {}
         self.search_complete = False
         """True when the last :meth:`search` ruled out every plan within its slack."""
 
@@ -532,33 +532,30 @@ class _Programme:
         pts = self.objective == "points"
 
         def options(c: int, n: int, sid: int, jrem: int) -> list[tuple[int, int, int, int, int, tuple[Any, ...]]]:
-            ck = (c, n, sid, jrem)
-            got = cache.get(ck)
-            if got is None:
-                # (miss, ...) sorted: fewest rack tiles left out first, then the best score.
-                want = r[c][n] * (n if pts else 1)
-                got = sorted(
-                    ((want - (o[3] >> _P_SHIFT), -o[3], o[0], o[1], o[2], o[5]) for o in self._options(c, n, sid, jrem)),
-                )
-                cache[ck] = got  # type: ignore[assignment]
-            return got
+            # (miss, ...) sorted: fewest rack tiles left out first, then the best score.
+            want = r[c][n] * (n if pts else 1)
+            got = sorted(
+                ((want - (o[3] >> _P_SHIFT), -o[3], o[0], o[1], o[2], o[5]) for o in self._options(c, n, sid, jrem)),
+            )
+            cache[(((c << 4 | n) << _CB | sid) << 4) | jrem] = got  # type: ignore[assignment]
+            return got  # type: ignore[return-value]
+
+        # Node keys: the programme key with the cell (n, c) in the bits above it.
+        cell_shift = _S_SHIFT + 8
 
         def rec(n: int, c: int, key: int, sc: int, slack: int) -> int | None:
             if c == 4:
-                pend = (key >> _PEND_SHIFT) & 15
-                maxg = (key >> _MAXG_SHIFT) & 15
-                tot = key >> _S_SHIFT
-                used = (key >> _JS_SHIFT) & 255
-                jg = _group_jokers(maxg, tot, 8, True)[0]
-                if used + pend + jg > jcap:
+                jg = _LEAN_JG[key >> _MAXG_SHIFT]
+                used = ((key >> _JS_SHIFT) & 255) + ((key >> _PEND_SHIFT) & 15) + jg
+                if used > jcap:
                     return None
-                nk = (key & _VJS_CLEAR) | ((used + pend + jg) << _JS_SHIFT)
+                nk = (key & _VJS_CLEAR) | (used << _JS_SHIFT)
                 if n == 13:
                     if any(code != 3 for cc in range(4) for code in _IDS.states[(nk >> (_CB * cc)) & _CM]):
                         return None
                     group_jokers[12] = jg
                     return sc
-                node = (n + 1, 0, nk)
+                node = nk | ((n + 1) << 3) << cell_shift
                 if dead.get(node, -1) >= slack:
                     return None
                 got = rec(n + 1, 0, nk, sc, slack)
@@ -571,16 +568,20 @@ class _Programme:
             sid = (key >> sh) & _CM
             pend = (key >> _PEND_SHIFT) & 15
             jrem = jcap - ((key >> _JS_SHIFT) & 255) - pend
+            opts = cache.get((((c << 4 | n) << _CB | sid) << 4) | jrem)
+            if opts is None:
+                opts = options(c, n, sid, jrem)
             basek = key & ~(_CM << sh) & _KEEP_MASK
             row = _GROW[key >> _MAXG_SHIFT]
-            for miss, neg, nsid, g, jrun, detail in options(c, n, sid, jrem):
+            cell = ((n << 3) | (c + 1)) << cell_shift
+            for miss, neg, nsid, g, jrun, detail in opts:
                 if miss > slack:
                     break
                 steps[0] += 1
                 if steps[0] > budget:
                     raise _OutOfBudget
                 nk = basek | (nsid << sh) | ((pend + jrun) << _PEND_SHIFT) | row[g]
-                node = (n, c + 1, nk)
+                node = nk | cell
                 left = slack - miss
                 if dead.get(node, -1) >= left:
                     continue
