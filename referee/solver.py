@@ -365,6 +365,10 @@ _GROW = [[(max(f & 15, g) | ((f >> 4) + g) << 4) << _MAXG_SHIFT for g in range(5
 _VJS_CLEAR = ~(((1 << (_PEND_SHIFT - _JS_SHIFT)) - 1) << _JS_SHIFT) & _KEEP_MASK
 
 
+_IDLE = (0, (), 0, 0, 0, 0, 0, 0)
+"""Option detail of a colour that does nothing at a number."""
+
+
 class _OutOfBudget(Exception):
     """The depth-first search gave up (the breadth-first programme takes over)."""
 
@@ -425,6 +429,8 @@ class _Programme:
                 self.jstart[c][n] = self.jtot >= 1 + gaps and (n == 11 or not self.lean)
                 if t[c][n] + r[c][n] == 0:
                     gaps += 1
+        # Cells where a colour with no open run stays as it is (no tile, no joker start).
+        self.idle = [[not (t[c][n] + r[c][n]) and not self.jstart[c][n] for n in range(15)] for c in range(4)]
         # Upper bound on what rack tiles at numbers >= n can still add (primary units).
         pts = objective == "points"
         self.ub = [0] * 16
@@ -542,6 +548,7 @@ class _Programme:
 
         # Node keys: the programme key with the cell (n, c) in the bits above it.
         cell_shift = _S_SHIFT + 8
+        idle = self.idle
 
         def rec(n: int, c: int, key: int, sc: int, slack: int) -> int | None:
             if c == 4:
@@ -564,6 +571,11 @@ class _Programme:
                 else:
                     group_jokers[n - 1] = jg
                 return got
+            while c < 4 and idle[c][n] and not (key >> (_CB * c)) & _CM:
+                details[n - 1][c] = _IDLE
+                c += 1
+            if c == 4:
+                return rec(n, 4, key, sc, slack)
             sh = _CB * c
             sid = (key >> sh) & _CM
             pend = (key >> _PEND_SHIFT) & 15
@@ -633,6 +645,10 @@ class _Programme:
                     if expanded > budget:
                         raise _OutOfBudget
                 sh = _CB * c
+                if self.idle[c][n] and not any((key >> sh) & _CM for key in cur):
+                    # No tile of this colour and number, no run of it open: nothing changes.
+                    backs.append(None)  # type: ignore[arg-type]
+                    continue
                 nxt: dict[int, int] = {}
                 back: dict[int, tuple[int, Any]] = {}
                 clear = ~(_CM << sh) & _KEEP_MASK
@@ -802,8 +818,11 @@ class _Programme:
             group_jokers[n - 1], rack_jokers[n - 1] = jg, x
             i -= 1
             for c in range(3, -1, -1):
-                key, detail = backs[i][key]
-                details[n - 1][c] = detail
+                if backs[i] is None:
+                    details[n - 1][c] = _IDLE
+                else:
+                    key, detail = backs[i][key]
+                    details[n - 1][c] = detail
                 i -= 1
         return _Plan(best, details, group_jokers, rack_jokers)
 
