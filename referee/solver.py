@@ -1288,8 +1288,6 @@ def _solve_plan(
     return _build_sets(prog, plan, old_sets), plan.score >> _P_SHIFT
 
 
-_SMALL_TABLE = 16
-"""Up to this many table tiles, one breadth-first pass with every joker is cheapest (measured)."""
 _CLIMB_BUDGET = 20000
 """Steps a depth-first search may take while climbing (measured: 5,000 and 50,000 both slower)."""
 
@@ -1340,15 +1338,13 @@ def _run_passes(prog: _Programme, need_move: bool) -> _Plan | None:
     plan = prog.search(0)
     if plan is not None:
         return plan if (plan.score >> _P_SHIFT) >= low else None
-    if not prog.jtot or prog.table_size <= _SMALL_TABLE:
-        return prog.solve(low)
-    # 2. Without jokers, breadth first: cheap, and a floor for the rest.
+    if not prog.jtot:
+        return prog.solve(low)  # without jokers one breadth-first pass is as fast (measured)
+    # 2. Climb: a depth-first search finds a plan beating the last one quickly when there is
+    #    one; the first target it cannot reach is settled exactly, by the search itself or by
+    #    the breadth-first programme pruned to that target (the tightest proof there is).
     bound = prog.ub[1] + prog.lean_bonus
-    best = prog.solve(low, joker_cap=0)
-    value = (best.score >> _P_SHIFT) if best is not None else low - 1
-    # 3. With every joker, climb: a depth-first search finds a plan beating the last one
-    #    quickly when there is one; the first target it cannot reach is settled exactly by the
-    #    breadth-first programme, pruned to that target (the tightest proof there is).
+    best, value = None, low - 1
     while value < bound:
         target = value + 1
         found = prog.search(bound - target, _CLIMB_BUDGET)
