@@ -14,8 +14,8 @@ of one number are handled one after the other ("profile" DP), so a number costs 
 never options to the fourth power. Passes: a depth-first search for a plan laying every usable
 rack tile (the bound; on a full table it is found in a few hundred steps); else the programme
 breadth first, pruning states that cannot reach a target even if every remaining rack tile were
-laid; with jokers, first without them, then climbing with depth-first searches for better plans
-until a target is ruled out (by the search, or exactly by the pruned programme).
+laid; with jokers, climbing instead: depth-first searches for ever better plans until a target
+is ruled out (by the search itself, or exactly by the programme pruned to that target).
 
 Jokers follow RULES.md section 5 as the rule books allow them: a joker may stand anywhere in a run
 or a group (a group of 4, either end of a run, two jokers in one set); a set of only jokers is not
