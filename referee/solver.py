@@ -195,24 +195,32 @@ def _check_counts(counts: Sequence[int], rules: RuleSet) -> None:
 # The dynamic programme
 
 
+_FULL, _LEAN, _TAILS = 0, 1, 2
+"""Joker modes of :func:`_colour_options`."""
+
+
 @lru_cache(maxsize=None)
 def _colour_options(
-    state: tuple[int, ...], t: int, r: int, jb: int, jstart: bool, jmax: int, lean: bool
+    state: tuple[int, ...], t: int, r: int, jb: int, jstart: bool, jmax: int, mode: int
 ) -> tuple[tuple[int, int, int, int, int, tuple[Any, ...]], ...]:
     """Every way one colour can go on at one number.
 
     ``state``: sorted run codes: 1, 2, 3 = an open run of that length (3 meaning 3 or more);
-    4 = a run of 3 or more whose last tile is a joker, which must take another tile (``lean``
-    mode only); -k = a run of k jokers so far, which must still take a numbered tile.
+    4 = a run of 3 or more whose last tile is a joker, which must take another tile (lean and
+    tails modes); 5 = a run of 3 or more ending in jokers that takes only jokers until it ends
+    (tails mode); -k = a run of k jokers so far, which must still take a numbered tile.
     ``t`` table copies of the tile (all must be used), ``r`` usable rack copies, ``jb`` jokers
     still free, ``jstart``: a run may start with a joker here, ``jmax``: longest joker-only start.
-    ``lean``: jokers only where a set needs them (see :class:`_Programme`).
+    ``mode``: _FULL every joker placement; _LEAN jokers only where a set needs them (see
+    :class:`_Programme`); _TAILS as lean, plus jokers at the top of a run (points objective).
 
     Returns ``(new_state_id, g, jr, u, cont, detail)``: ``g`` numbered tiles left for this number's
     groups, ``jr`` jokers put into runs, ``u`` numbered tiles used, ``cont`` runs that go on,
-    ``detail`` = (m, ys, x12, x3, x4, s, sj, g) for rebuilding the sets.
+    ``detail`` = (m, ys, x12, x3, x4, s, sj, g, x3g, z5) for rebuilding the sets.
     """
+    lean = mode == _LEAN
     c1, c2, c3, c4 = state.count(1), state.count(2), state.count(3), state.count(4)
+    c5 = state.count(5)
     jcls = [(k, state.count(-k)) for k in range(1, jmax + 1) if state.count(-k)]
     avail = t + r
     best: dict[tuple[tuple[int, ...], int, int], tuple[int, int, tuple[Any, ...]]] = {}
@@ -220,16 +228,18 @@ def _colour_options(
     y_ranges = [range(0, (cnt if k < jmax else 0) + 1) for k, cnt in jcls]
     jcont = sum(cnt for _k, cnt in jcls)
     c12 = c1 + c2
-    for m in range(c3 + 1):
-        ended = c3 - m
+    # (x3g, z5) pairs: of the x3 jokers on runs of 3+, how many open a gap (code 4, the rest are
+    # tails, code 5); how many tail runs take one more joker (the others end).
+    for m, z5 in itertools.product(range(c3 + 1), range(c5 + 1)):
+        ended = c3 - m  # tail runs ending do not count: a run may start after one (see _TAILS)
         nc = c12 + m + c4
-        cont = nc + jcont
+        cont = nc + jcont + z5
         for ys in itertools.product(*y_ranges):
-            jy = sum(ys)
+            jy = sum(ys) + z5  # jokers taken by joker-only runs and by tail runs
             if jy > jb:
                 continue
-            jreal = jcont - jy
-            jbase = [2] * c1 + [3] * c2
+            jreal = jcont - sum(ys)  # joker-only runs taking a numbered tile
+            jbase = [2] * c1 + [3] * c2 + [5] * z5
             for (k, cnt), y in zip(jcls, ys):
                 jbase += [-(k + 1)] * y + [min(k + 1, 3)] * (cnt - y)
             for x12 in range(min(c12, jb - jy) + 1):
@@ -240,17 +250,20 @@ def _colour_options(
                         if run_real > avail:
                             continue
                         # A joker after a run of 3 or more is needed only if the run goes on
-                        # (a gap); at its end it could be taken off and laid later.
-                        base = jbase + [4 if lean else 3] * x3 + [3] * (m - x3) + [4] * x4 + [3] * (c4 - x4)
+                        # (a gap); at its end it could be taken off and laid later. In tails
+                        # mode it may also stay as the run's top (worth the most there).
+                        base = jbase + [3] * (m - x3) + [4] * x4 + [3] * (c4 - x4)
+                        splits = range(x3 + 1) if mode == _TAILS else (x3 if mode == _LEAN else 0,)
                         # A run that ends here and a new one of the same colour starting here
                         # are one longer run: never end and start in one colour at one number.
                         max_s = avail - run_real if ended == 0 else 0
                         jleft = jb - jy - xn
                         max_sj = jleft if (jstart and ended == 0) else 0
-                        for s in range(max_s + 1):
+                        for x3g, s in itertools.product(splits, range(max_s + 1)):
                             ur = run_real + s
+                            gapped = base + [4] * x3g + [5 if mode == _TAILS else 3] * (x3 - x3g)
                             for sj in range(max_sj + 1):
-                                new = tuple(sorted(base + [1] * s + [-1] * sj))
+                                new = tuple(sorted(gapped + [1] * s + [-1] * sj))
                                 jr = xn + jy + sj
                                 for g in range(max(0, t - ur), avail - ur + 1):
                                     if lean and jr and (g or ur < avail):
@@ -261,13 +274,13 @@ def _colour_options(
                                     key = (new, g, jr)
                                     old = best.get(key)
                                     if old is None or cont > old[0]:
-                                        best[key] = (cont, ur + g, (m, ys, x12, x3, x4, s, sj, g))
+                                        best[key] = (cont, ur + g, (m, ys, x12, x3, x4, s, sj, g, x3g, z5))
     return tuple((_IDS.id(k[0]), k[1], k[2], v[1], v[0], v[2]) for k, v in best.items())
 
 
 @lru_cache(maxsize=1 << 16)
 def _scored_options(
-    sid: int, t: int, r: int, jrem: int, jstart: bool, jmax: int, lean: bool, n: int, pts: bool,
+    sid: int, t: int, r: int, jrem: int, jstart: bool, jmax: int, mode: int, n: int, pts: bool,
     adj: tuple[int, ...], grp: int, sw: tuple[int, ...],
 ) -> list[tuple[int, int, int, int, int, tuple[Any, ...]]]:
     """:func:`_colour_options` with each option's score: (new sid, g, jr, score, value, detail).
@@ -275,7 +288,7 @@ def _scored_options(
     top = len(adj) - 1
     stop = len(sw) - 1
     out = []
-    for nsid, g, jr, u, cont, detail in _colour_options(_IDS.states[sid], t, r, jrem, jstart, jmax, lean):
+    for nsid, g, jr, u, cont, detail in _colour_options(_IDS.states[sid], t, r, jrem, jstart, jmax, mode):
         placed = u - t
         primary, other = (placed * n, placed) if pts else (placed, placed * n)
         # A run that goes on through an old start can be split there afterwards.
@@ -310,6 +323,49 @@ def _group_jokers(maxg: int, total: int, jmax: int, lean: bool) -> tuple[int, ..
 _DOMINANCE_MIN = 64
 """Layers bigger than this are cleared of dominated states (measured: smaller ones gain less
 than the check costs)."""
+
+
+def _drop_dominated(layer: dict[int, int], sh: int) -> None:
+    """Drop states of ``layer`` made useless by another differing only in the colour at bit
+    ``sh``: a longer open run can do all a shorter one can (go on, and more: end), and an extra
+    run of 3 or more can simply end, so a state whose runs there are at least as long, with at
+    least the score, does at least as well."""
+    dead = []
+    clear = ~(_CM << sh)
+    for key, sc in layer.items():
+        ups = _up_states((key >> sh) & _CM)
+        if ups:
+            base = key & clear
+            for up in ups:
+                if layer.get(base | up << sh, -1) >= sc:
+                    dead.append(key)
+                    break
+    for key in dead:
+        del layer[key]
+
+
+def _drop_more_jokers(layer: dict[int, int], jt: int, jr: int) -> None:
+    """Lean points: drop states beaten by one with no more table and rack jokers placed and at
+    least the score, unplaced rack jokers counted at 13 (their most, as spares)."""
+    jw = jr + 1
+    unit = 1 << _JS_SHIFT
+    spare = 13 << _P_SHIFT
+    dead = []
+    for key, sc in layer.items():
+        js = (key >> _JS_SHIFT) & 255
+        if not js:
+            continue
+        tj, rj = divmod(js, jw)
+        mine = sc + (jr - rj) * spare
+        base = key - js * unit
+        if any(
+            (t2, r2) != (tj, rj) and layer.get(base + (t2 * jw + r2) * unit, -(1 << 62)) + (jr - r2) * spare >= mine
+            for t2 in range(tj + 1)
+            for r2 in range(rj + 1)
+        ):
+            dead.append(key)
+    for key in dead:
+        del layer[key]
 
 
 @lru_cache(maxsize=None)
@@ -365,7 +421,7 @@ _GROW = [[(max(f & 15, g) | ((f >> 4) + g) << 4) << _MAXG_SHIFT for g in range(5
 _VJS_CLEAR = ~(((1 << (_PEND_SHIFT - _JS_SHIFT)) - 1) << _JS_SHIFT) & _KEEP_MASK
 
 
-_IDLE = (0, (), 0, 0, 0, 0, 0, 0)
+_IDLE = (0, (), 0, 0, 0, 0, 0, 0, 0, 0)
 """Option detail of a colour that does nothing at a number."""
 
 
@@ -395,6 +451,7 @@ class _Programme:
         minimum: int | None,
         old_sets: list[list[Tile]] | None,
         lean: bool = True,
+        tails: bool = False,
     ) -> None:
         self.objective = objective
         self.minimum = minimum
@@ -409,6 +466,12 @@ class _Programme:
         # jokers, and spare jokers count the same wherever they lie. Points and the opening
         # minimum depend on where a joker lies, so they keep every joker placement.
         self.lean = lean and minimum is None
+        # Tails mode (points objective, not lean): jokers where a set needs them, or at the top
+        # of a run, or fourth in a group, or leading a run that ends at 13. Exact for points: a
+        # joker a set could do without is worth at least as much moved to the top of the run
+        # it leaves (or kept in its group of 4), so some best arrangement has only such jokers.
+        self.tails = tails and not self.lean
+        self.mode = _LEAN if self.lean else _TAILS if self.tails else _FULL
         # Lean mode lays every rack joker (spare ones afterwards): with the tiles objective
         # they count as a constant; with points (a floor for the exact points programme) the
         # programme scores numbered tiles only and the jokers' worth is added afterwards.
@@ -514,7 +577,7 @@ class _Programme:
         got = self._opt_cache.get(key)
         if got is None:
             got = self._opt_cache[key] = _scored_options(
-                sid, self.t[c][n], self.r[c][n], jrem, self.jstart[c][n] and jrem > 0, self.jmax, self.lean, n,
+                sid, self.t[c][n], self.r[c][n], jrem, self.jstart[c][n] and jrem > 0, self.jmax, self.mode, n,
                 self.objective == "points", tuple(self.adjw[c][n]), self.grpw[c][n], tuple(self.startw[c][n]),
             )
         return got
@@ -621,18 +684,21 @@ class _Programme:
         (the rest are spare and laid afterwards). ``budget``: raise :class:`_OutOfBudget` once
         this many states have been expanded."""
         lean = self.lean
-        # In lean mode every joker is placed as if from the table (no score): the rack jokers
-        # all end on the table (spare ones laid afterwards) and count as a constant.
-        jt, jr = (self.jtot, 0) if lean else (self.jt, self.jr)
+        pts = self.objective == "points"
+        # Lean tiles: every joker is placed as if from the table (no score): the rack jokers all
+        # end on the table (spare ones laid afterwards) and count as a constant. Lean points:
+        # rack jokers a set needs score what they stand for; spare ones are counted as 13, the
+        # most they can be worth, so the result is an upper bound (see _solve_points).
+        lean_tiles = lean and not pts
+        jt, jr = (self.jtot, 0) if lean_tiles else (self.jt, self.jr)
         if lean:
             target -= self.lean_bonus
         jw = jr + 1
-        pts = self.objective == "points"
         minimum = self.minimum if self.minimum is not None else 0
         ub, junit = self.ub, self.junit
         # Joker state js = tj * (jr + 1) + rj: table jokers placed, rack jokers placed.
         jrem_of = [(jt - js // jw) + (jr - js % jw) for js in range(jw * (jt + 1))]
-        if lean and joker_cap is not None:
+        if lean_tiles and joker_cap is not None:
             jrem_of = [max(0, min(joker_cap, jt) - js) for js in range(jt + 1)]
         cur: dict[int, int] = {0: 0}
         backs: list[dict[int, tuple[int, Any]]] = []
@@ -706,7 +772,7 @@ class _Programme:
             nxt = {}
             back = {}
             rest = ub[n + 1]
-            if lean:
+            if lean_tiles:
                 # One way to group (the fewest groups), jokers all "from the table".
                 cap = jrem_of[0]
                 need = target - rest
@@ -722,22 +788,8 @@ class _Programme:
                         nxt[nk] = sc
                         back[nk] = (key, (jg, 0))
                 if len(nxt) > _DOMINANCE_MIN:  # worth it only on big layers
-                    # A longer open run can do all a shorter one can (go on, and more: end), and
-                    # an extra run of 3 or more can simply end: a state whose runs are all at
-                    # least as long, with at least the score, makes this one useless.
                     for c in range(4):
-                        sh = _CB * c
-                        dead = []
-                        for key, sc in nxt.items():
-                            ups = _up_states((key >> sh) & _CM)
-                            if ups:
-                                base = key & ~(_CM << sh)
-                                for up in ups:
-                                    if nxt.get(base | up << sh, -1) >= sc:
-                                        dead.append(key)
-                                        break
-                        for key in dead:
-                            del nxt[key]
+                        _drop_dominated(nxt, _CB * c)
                 if jt:
                     # A state with fewer jokers placed and at least the score is at least as
                     # good (unplaced jokers are spare, laid afterwards): drop the other.
@@ -788,6 +840,13 @@ class _Programme:
                         if ns > nxt.get(nk, -1):
                             nxt[nk] = ns
                             back[nk] = (key, (jg, x))
+            if lean and jt + jr and len(nxt) > 1:
+                # Lean points: a state with no more jokers placed (of either kind) and at least
+                # the score counting unplaced rack jokers as spares at 13 is at least as good.
+                _drop_more_jokers(nxt, jt, jr)
+            if len(nxt) > _DOMINANCE_MIN:
+                for c in range(4):
+                    _drop_dominated(nxt, _CB * c)
             backs.append(back)
             cur = nxt
             if not cur:
@@ -798,9 +857,11 @@ class _Programme:
         for key, sc in cur.items():
             if not lean and ((key >> _JS_SHIFT) & 255) // jw != jt:
                 continue
+            if lean and pts:
+                sc += ((jr - ((key >> _JS_SHIFT) & 255) % jw) * 13) << _P_SHIFT  # spare rack jokers
             if minimum and ((key >> _V_SHIFT) & 4095) < minimum:
                 continue
-            if any(code != 3 for c in range(4) for code in _IDS.states[(key >> (_CB * c)) & _CM]):
+            if any(code != 3 and code != 5 for c in range(4) for code in _IDS.states[(key >> (_CB * c)) & _CM]):
                 continue
             if sc > best:
                 best_key, best = key, sc
@@ -889,26 +950,33 @@ def _build_sets(prog: _Programme, plan: _Plan, old_sets: list[list[Tile]] | None
     for n in range(1, 14):
         pool = [0, 0, 0, 0]
         for c in range(4):
-            m, ys, x12, x3, x4, s, sj, g = plan.details[n - 1][c]
+            m, ys, x12, x3, x4, s, sj, g, x3g, z5 = plan.details[n - 1][c]
             runs = open_runs[c]
             pool[c] = g
             if not runs and not s and not sj:
                 continue  # nothing of this colour in runs here (the common case)
             covers = {i for i, lo, hi in old_runs.get(c, ()) if lo <= n <= hi}
-            by = {code: [r for r in runs if r.code == code] for code in (1, 2, 3, 4)}
+            by = {code: [r for r in runs if r.code == code] for code in (1, 2, 3, 4, 5)}
             # Of the runs of 3 or more, go on with those whose old run goes on here.
             threes = sorted(by[3], key=lambda r: r.label not in covers)
             keep3, end3 = threes[:m], threes[m:]
-            for r in end3:
+            for r in end3 + by[5][z5:]:
                 done.append(r.tiles)
             nxt: list[_Run] = []
+            for r in by[5][:z5]:  # tails take one more joker
+                r.tiles.append(JOKER)
+                nxt.append(r)
             jok = set(id(r) for r in (by[1] + by[2])[:x12])
             jok |= set(id(r) for r in keep3[:x3])
+            gap = set(id(r) for r in keep3[:x3g])
             jok |= set(id(r) for r in by[4][:x4])
             for r in by[1] + by[2] + keep3 + by[4]:
                 if id(r) in jok:
                     r.tiles.append(JOKER)
-                    r.code = {1: 2, 2: 3, 3: 4 if lean else 3, 4: 4}[r.code]
+                    if r.code == 3:
+                        r.code = 4 if id(r) in gap else (5 if prog.tails else 3)
+                    else:
+                        r.code = {1: 2, 2: 3, 4: 4}[r.code]
                 else:
                     r.tiles.append(_TILE[c][n])
                     r.code = {1: 2, 2: 3, 3: 3, 4: 3}[r.code]
@@ -1047,14 +1115,28 @@ def _run_bounds(tiles: Sequence[Tile]) -> tuple[int, int] | None:
 
 
 def _joker_values(tiles: Sequence[Tile]) -> list[int]:
-    """What each joker of a valid set stands for (its number), in order of appearance."""
+    """What each joker of a valid set stands for (its number), in order of appearance. A set
+    that reads both as a run and as a group (one numbered tile and jokers) takes the reading
+    worth more, as the referee announces it (RULES.md section 2; referee.sets)."""
     numbered = [t for t in tiles if t.colour is not None]
-    bounds = _run_bounds(tiles)
-    if bounds is not None and (len({t.number for t in numbered}) == len(numbered) and len(numbered) > 1 or len(tiles) - len(numbered) >= 3):
-        lo = bounds[0]
-        return [lo + i for i, t in enumerate(tiles) if t.is_joker]
-    number = numbered[0].number if numbered else 0
-    return [number for t in tiles if t.is_joker]  # type: ignore[misc]
+    if not numbered:
+        return []
+    run = None
+    first = next(i for i, t in enumerate(tiles) if t.colour is not None)
+    lo = numbered[0].number - first  # type: ignore[operator]
+    if (
+        len({t.colour for t in numbered}) == 1
+        and all(t.number == lo + i for i, t in enumerate(tiles) if t.colour is not None)
+        and 1 <= lo
+        and lo + len(tiles) - 1 <= 13
+    ):
+        run = [lo + i for i, t in enumerate(tiles) if t.is_joker]
+    group = None
+    if len({t.number for t in numbered}) == 1 and len({t.colour for t in numbered}) == len(numbered) and len(tiles) <= 4:
+        group = [numbered[0].number for t in tiles if t.is_joker]
+    if run is None or (group is not None and sum(group) > sum(run)):  # type: ignore[arg-type]
+        return group or []  # type: ignore[return-value]
+    return run
 
 
 def _set_value(tiles: Sequence[Tile]) -> int:
@@ -1270,16 +1352,19 @@ def _describe_change(
 
 def _solve_plan(
     table: Sequence[int], rack: Sequence[int], rules: RuleSet, objective: str, minimum: int | None,
-    old_sets: list[list[Tile]] | None, need_move: bool,
+    old_sets: list[list[Tile]] | None, need_move: bool, floor: int = 0, budget: int | None = None,
 ) -> tuple[list[list[Tile]], int] | None:
-    """Best new arrangement of table + some rack tiles, and its primary score; None if none."""
+    """Best new arrangement of table + some rack tiles, and its primary score; None if none
+    (or, with ``floor``, none scoring at least that much)."""
     prog = _Programme(table, rack, rules, objective, minimum, old_sets)
-    plan = _run_passes(prog, need_move)
+    plan = _run_passes(prog, need_move, floor, budget)
     if plan is not None and prog.lean:
         sets = _build_sets(prog, plan, old_sets)
         placed_j = sum(t.is_joker for s in sets for t in s)
         if _lay_spare_jokers(sets, prog.jtot - placed_j):
             return sets, plan.score >> _P_SHIFT
+        if objective == "points":
+            return None  # _solve_points takes another way
         # No set has room for a spare joker: solve again with every joker placement.
         prog = _Programme(table, rack, rules, objective, minimum, old_sets, lean=False)
         plan = _run_passes(prog, need_move)
@@ -1301,39 +1386,57 @@ def _points_value(sets: list[list[Tile]], table: Sequence[int], rack: Sequence[i
     return value + sum(jokers[: max(0, laid[52] - table[52])])
 
 
-_POINTS_BUDGET = 250_000
-"""States the points programme may expand (about a second here) before it settles."""
+_POINTS_BUDGET = 400_000
+"""States each points programme may expand (a second or so here) before it settles."""
 
 
 def _solve_points(
     table: Sequence[int], rack: Sequence[int], rules: RuleSet, old_sets: list[list[Tile]] | None
 ) -> tuple[list[list[Tile]], int, bool] | None:
-    """Most points: the most-tiles move (fast, lean jokers, spare jokers where worth most) is a
-    floor; the points programme, with every joker placement, then only looks for better, so
-    nearly every state is pruned. Exact: the programme rules out anything better."""
-    # Floor: the most points from numbered tiles with lean jokers (fast), spare jokers laid
-    # where worth most; failing that (only jokers fit), the most-tiles move.
-    floor_move = _solve_plan(table, rack, rules, "points", None, old_sets, need_move=True)
-    if floor_move is None:
-        floor_move = _solve_plan(table, rack, rules, "tiles", None, old_sets, need_move=True)
+    """Most points (RULES.md section 1: a joker is worth the tile it stands for).
+
+    First with lean jokers (fast): rack jokers a set needs score what they stand for, spare ones
+    13 each, the most they can be worth, so the programme's best is an upper bound; laying the
+    spare jokers where they are worth most gives a move and a floor. Lean arrangements lose
+    nothing for points (a joker a set can do without is worth at least as much at the top of the
+    run it leaves, or stays fourth in its group), so when floor and bound meet the move is the
+    best. Otherwise the programme in tails mode (every such joker place) looks only for better,
+    within a budget."""
+    # The most-tiles move (fast) is a lean arrangement worth at least its points to the lean
+    # programme: a target that prunes it hard.
+    tiles_move = _solve_plan(table, rack, rules, "tiles", None, old_sets, need_move=True)
+    start = _points_value(tiles_move[0], table, rack) if tiles_move is not None else 0
+    try:
+        floor_move = _solve_plan(
+            table, rack, rules, "points", None, old_sets, need_move=True, floor=start, budget=_POINTS_BUDGET
+        )
+    except _OutOfBudget:
+        return (tiles_move[0], start, False) if tiles_move is not None else None
+    if floor_move is None:  # only jokers fit, or no room for a spare joker
+        floor_move = tiles_move
+        bound = None
+    else:
+        bound = floor_move[1]
     floor = _points_value(floor_move[0], table, rack) if floor_move is not None else 0
-    prog = _Programme(table, rack, rules, "points", None, old_sets, lean=False)
+    if floor_move is not None and bound is not None and floor >= bound:
+        return floor_move[0], floor, True
+    prog = _Programme(table, rack, rules, "points", None, old_sets, lean=False, tails=True)
     try:
         plan = prog.solve(floor + 1, budget=_POINTS_BUDGET)
     except _OutOfBudget:
-        # Every joker placement on a big table with jokers can take seconds: settle for the
-        # floor, said so in Move.proven.
+        # Every joker place on a big table with jokers can take seconds: settle for the floor,
+        # said so in Move.proven.
         return (floor_move[0], floor, False) if floor_move is not None else None
     if plan is not None:
         return _build_sets(prog, plan, old_sets), plan.score >> _P_SHIFT, True
     return (floor_move[0], floor, True) if floor_move is not None else None
 
 
-def _run_passes(prog: _Programme, need_move: bool) -> _Plan | None:
+def _run_passes(prog: _Programme, need_move: bool, floor: int = 0, budget: int | None = None) -> _Plan | None:
     """The optimum plan (see the module docstring for the passes)."""
     low = 1 if need_move else 0
-    if not prog.lean:
-        return prog.solve(low)
+    if not prog.lean or prog.objective == "points":
+        return prog.solve(max(low, floor), budget=budget)
     # 1. Depth first at the bound: on a full table nearly every rack tile fits.
     plan = prog.search(0)
     if plan is not None:
