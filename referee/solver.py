@@ -24,6 +24,13 @@ leading jokers that does not reach 13 can always shift its leading jokers to its
 (same tiles, same validity, worth at least as much), so the programme only starts runs with a
 joker where the run can still reach 13; no optimum is lost.
 
+Points (``objective="points"``): a joker is worth the tile it stands for, read as the referee
+reads the set (the reading worth most). Solved first with lean jokers, spare rack jokers counted
+at 13 (an upper bound), then spare jokers laid where they are worth most (a move, a floor); when
+the two meet the move is optimal, otherwise a programme allowing every useful joker place (in
+a set that needs it, at the top of a run, fourth in a group, leading a run that ends at 13)
+looks for better within a budget (``Move.proven`` says if it finished).
+
 Ties are broken towards the move that disturbs the table least (an estimate kept in the programme:
 old run joints kept, weighted by how many tiles a break there would move, and old group places
 kept), then towards more points (or more tiles when points are the objective). The reported
