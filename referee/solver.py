@@ -608,10 +608,12 @@ class _Programme:
         pts = self.objective == "points"
 
         def options(c: int, n: int, sid: int, jrem: int) -> list[tuple[int, int, int, int, int, tuple[Any, ...]]]:
-            # (miss, ...) sorted: fewest rack tiles left out first, then the best score.
+            # (miss, ...) sorted: fewest rack tiles left out first, then fewest jokers (spare
+            # jokers go where they are worth most), then the best score.
             want = r[c][n] * (n if pts else 1)
             got = sorted(
                 ((want - (o[3] >> _P_SHIFT), -o[3], o[0], o[1], o[2], o[5]) for o in self._options(c, n, sid, jrem)),
+                key=lambda o: (o[0], o[4], o[1]),
             )
             cache[(((c << 4 | n) << _CB | sid) << 4) | jrem] = got  # type: ignore[assignment]
             return got  # type: ignore[return-value]
@@ -1413,7 +1415,18 @@ def _solve_points(
     # programme: a target that prunes it hard.
     tiles_move = _solve_plan(table, rack, rules, "tiles", None, old_sets, need_move=True)
     start = _points_value(tiles_move[0], table, rack) if tiles_move is not None else 0
+    # Every usable rack tile laid and every rack joker worth 13: nothing can do better.
+    usable = _Programme(table, rack, rules, "points", None, None)
+    most = usable.ub[1] + 13 * rack[52]
+    if tiles_move is not None and start >= most:
+        return tiles_move[0], start, True
+    laid_all = tiles_move is not None and tiles_move[1] >= sum(map(sum, usable.r)) + rack[52]
     try:
+        # Aiming at that best first prunes hardest, and on a full table it is usually met.
+        if laid_all:  # (if a rack tile cannot be laid, neither can that best)
+            top = _solve_plan(table, rack, rules, "points", None, old_sets, need_move=True, floor=most, budget=_POINTS_BUDGET)
+            if top is not None and _points_value(top[0], table, rack) >= most:
+                return top[0], most, True
         floor_move = _solve_plan(
             table, rack, rules, "points", None, old_sets, need_move=True, floor=start, budget=_POINTS_BUDGET
         )
