@@ -156,6 +156,23 @@ def test_least_disturbance_extends_instead_of_rebuilding() -> None:
     assert sorted(move.steps) == ["add R5 from the rack to set 3", "add R7 from the rack to set 2"]
 
 
+@pytest.mark.parametrize(
+    ("table", "rack"),
+    [
+        ("R1 R2 R3 | K5 B5 O5 | B9 B10 B11 B12 | K10 K11 K12", "R4 R5 B13 K13 K9 R5"),
+        ("K1 K2 K3 | K1 B1 O1 | R7 R8 R9 | B7 O7 K7 | O11 O12 O13", "R1 R10 R6 O10 J"),
+    ],
+)
+def test_extensions_move_nothing(table: str, rack: str) -> None:
+    """When every rack tile fits at the end of a set or as the fourth of a group, the move
+    found keeps every table tile where it is."""
+    old = parse_table(table)
+    move = best_move(old, parse_tiles(rack))
+    assert move is not None and move.count == len(parse_tiles(rack))
+    assert move.moved == ()
+    assert all(step.startswith("add ") for step in move.steps)
+
+
 def test_split_reports_moved_tiles_and_steps() -> None:
     old = parse_table("K1 K2 K3 K4 K5 K6 K7")
     move = best_move(old, parse_tiles("B4 O4"))
