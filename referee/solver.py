@@ -1602,7 +1602,9 @@ def best_move(
     tile, jokers included, stays on the table; at least one rack tile must be laid. Before it
     (``opened=False``) only sets made from the rack count, together worth at least
     ``rules.opening_minimum``, jokers only if ``rules.jokers_in_opening``; the table is untouched.
-    Among equally good moves the one moving fewest table tiles to another set is preferred.
+    Among equally good moves the solver prefers one that moves few table tiles to another set
+    (a tie-break score kept exactly by the breadth-first programme, and by a short branch and
+    bound on full tables; ``Move.moved`` lists the tiles that do move).
 
     Raises :class:`SolverError` for more copies of a tile or more jokers than ``rules`` has, an
     unknown objective, or something that is not a tile (:class:`~referee.tiles.TileError`).
