@@ -139,7 +139,7 @@ def _print(report: dict[str, Any]) -> None:
             line += f" {e['peer_median_ms']:>9.2f} {e['peer_max_ms']:>9.2f} {e['peer_exact']:>6} {e['ratio_median']:>6.1f}x"
         print(line)
     if not report["peer"]:
-        print("rummikub-solver is not installed (pip install .[bench]): peer not measured")
+        print("peer not measured (--no-peer given, or rummikub-solver not installed: pip install .[bench])")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
