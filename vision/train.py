@@ -67,6 +67,8 @@ def export_detector_data(out: Path, sources: list[str], synthetic_dir: Path | No
             raise SystemExit(f"synthetic data not found at {synthetic_dir}: render it first (python -m datasets.synth)")
         for split, target in (("train", "train"), ("val", "val")):
             images = sorted((synthetic_dir / split / "images").glob("*.jpg"))
+            if synthetic_images is not None:
+                images = images[: synthetic_images if split == "train" else max(1, synthetic_images // 10)]
             for image in images:
                 label = synthetic_dir / split / "labels" / (image.stem + ".txt")
                 rows = ["0 " + r.split(maxsplit=1)[1] for r in label.read_text().splitlines() if r.strip()]
@@ -158,7 +160,9 @@ def main(argv: list[str] | None = None) -> int:
     det.add_argument("--synthetic", default=str(WORK / "synthetic"), help="folder of rendered scenes")
     det.add_argument("--dice", default=str(WORK / "dice"), help="folder of rendered dice scenes (python -m datasets.synth_dice)")
     det.add_argument("--model-name", default=None, help="file stem in --out (default tile_detector; dice_detector with --data dice)")
-    det.add_argument("--model", default="yolo11n.yaml", help="ultralytics model .yaml (built from scratch)")
+    det.add_argument("--synthetic-images", type=int, default=None, help="use at most this many rendered training images")
+    det.add_argument("--model", default="yolo11n.yaml",
+                     help="ultralytics model .yaml (built from scratch), or a trained .pt to fine-tune")
     det.add_argument("--imgsz", type=int, default=512)
     det.add_argument("--epochs", type=int, default=80)
     det.add_argument("--hours", type=float, default=None, help="stop after this many hours (schedule adapts)")
