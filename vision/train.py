@@ -28,7 +28,7 @@ WORK = ROOT / "data"
 # --------------------------------------------------------------------------- detector data
 
 def export_detector_data(out: Path, sources: list[str], synthetic_dir: Path | None = None,
-                         dice_dir: Path | None = None) -> Path:
+                         dice_dir: Path | None = None, synthetic_images: int | None = None) -> Path:
     """Write an ultralytics data folder with one class ("tile") and return its data.yaml.
 
     Real photos are linked, not copied; labels keep the polygons (ultralytics derives tight boxes
@@ -91,7 +91,8 @@ def train_detector(args: argparse.Namespace) -> None:
     yolo_env.prepare()
     work = Path(args.work)
     data_yaml = export_detector_data(work / args.name / "data", args.data.split(","), Path(args.synthetic) if args.synthetic else None,
-                                     Path(args.dice) if getattr(args, "dice", None) else None)
+                                     Path(args.dice) if getattr(args, "dice", None) else None,
+                                     synthetic_images=getattr(args, "synthetic_images", None))
     from ultralytics import YOLO
 
     started = time.time()
