@@ -18,6 +18,7 @@ from referee.tiles import Tile, parse_tile
 __all__ = ["REAL_ROOT", "LabelledTile", "LabelledPhoto", "load_split", "real_root", "class_names"]
 
 REAL_ROOT = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "rummikub-real-v1"
+CORRECTIONS = Path(__file__).resolve().parent / "labels" / "real_corrections.json"
 SPLITS = ("train", "valid", "test")
 
 
@@ -76,8 +77,22 @@ def _image_size(path: Path) -> tuple[int, int]:
     return image.shape[1], image.shape[0]
 
 
-def load_split(split: str, root: Path | None = None) -> list[LabelledPhoto]:
-    """All photos of one split ("train", "valid" or "test"), labels in pixels, sorted by name."""
+def corrections() -> dict[str, dict[int, Tile]]:
+    """Label errors of the shared set, checked by eye: photo name -> {label row: right tile}."""
+    import json
+
+    data = json.loads(CORRECTIONS.read_text())
+    return {
+        name: {int(row): parse_tile(code) for row, code in entry["rows"].items()}
+        for name, entry in data.items() if isinstance(entry, dict)
+    }
+
+
+def load_split(split: str, root: Path | None = None, corrected: bool = True) -> list[LabelledPhoto]:
+    """All photos of one split ("train", "valid" or "test"), labels in pixels, sorted by name.
+
+    ``corrected`` applies datasets/labels/real_corrections.json (label errors checked by eye).
+    """
     if split not in SPLITS:
         raise ValueError(f'unknown split "{split}": choose one of {", ".join(SPLITS)}')
     root = root or real_root()
@@ -85,6 +100,7 @@ def load_split(split: str, root: Path | None = None) -> list[LabelledPhoto]:
         raise FileNotFoundError(f"real data set not found at {root} (set RUMMIKUB_REAL_DATA)")
     names = class_names(root)
     tiles_by_class = [parse_tile(n) for n in names]
+    fixes = corrections() if corrected else {}
     photos = []
     for image_path in sorted((root / split / "images").glob("*.jpg")):
         label_path = root / split / "labels" / (image_path.stem + ".txt")
@@ -101,6 +117,7 @@ def load_split(split: str, root: Path | None = None) -> list[LabelledPhoto]:
                     cx, cy, w, h = coords
                     coords = [cx - w / 2, cy - h / 2, cx + w / 2, cy - h / 2, cx + w / 2, cy + h / 2, cx - w / 2, cy + h / 2]
                 poly = tuple((coords[i] * width, coords[i + 1] * height) for i in range(0, len(coords) - 1, 2))
-                tiles.append(LabelledTile(tiles_by_class[cls], poly))
+                tile = fixes.get(image_path.name, {}).get(len(tiles), tiles_by_class[cls])
+                tiles.append(LabelledTile(tile, poly))
         photos.append(LabelledPhoto(image_path, label_path, width, height, tuple(tiles)))
     return photos

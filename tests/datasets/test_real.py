@@ -1,0 +1,34 @@
+"""The shared real photos: labels load by class name, and checked label errors are corrected."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from datasets import real
+
+pytestmark = [pytest.mark.realdata,
+              pytest.mark.skipif(not (real.real_root() / "test").is_dir(), reason="needs ../shared/datasets/rummikub-real-v1")]
+
+
+def test_class_names_are_alphabetical_and_mapped_by_name() -> None:
+    names = real.class_names()
+    assert len(names) == 53 and names == sorted(names) and names[26] == "joker"
+
+
+def test_corrections_fix_the_black_row_labelled_blue() -> None:
+    def colours(corrected: bool) -> Counter:
+        photo = next(p for p in real.load_split("test", corrected=corrected) if p.image_path.name.startswith("rummy-2_"))
+        return Counter(t.tile.colour.value if t.tile.colour else "J" for t in photo.tiles)
+
+    assert colours(False)["B"] == 26 and colours(False)["K"] == 0
+    assert colours(True)["B"] == 13 and colours(True)["K"] == 13
+
+
+def test_every_correction_points_at_an_existing_row() -> None:
+    fixes = real.corrections()
+    by_name = {p.image_path.name: p for split in real.SPLITS for p in real.load_split(split, corrected=False)}
+    for name, rows in fixes.items():
+        assert name in by_name
+        assert max(rows) < len(by_name[name].tiles)
