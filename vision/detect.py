@@ -41,6 +41,9 @@ class DetectorSettings:
     """Boxes overlapping more than this (IoU) with a better one are duplicates."""
     max_none: float = 0.5
     """Reader probability of "not a tile" above which a box is dropped."""
+    max_covered: float = 0.85
+    """A box whose area is covered more than this by more confident boxes is dropped: it
+    straddles two touching tiles that were both found (NMS keeps it, its IoU with each is low)."""
 
 
 def _session(path: Path, threads: int | None):
@@ -100,7 +103,9 @@ class TileModel:
         boxes[:, [1, 3]] = (boxes[:, [1, 3]] - top) / r
         boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
         boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
-        return boxes.astype(np.float32), scores[idx].astype(np.float32)
+        scores = scores[idx]
+        keep = _not_straddling(boxes, scores, self.settings.max_covered)
+        return boxes[keep].astype(np.float32), scores[keep].astype(np.float32)
 
     # ------------------------------------------------------------------ reader
     def read_boxes(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -128,6 +133,19 @@ class TileModel:
             timing["read"] = (t2 - t1) * 1000
         keep = p_none <= self.settings.max_none
         return TileDetections(boxes[keep], scores[keep], probs[keep], up[keep])
+
+
+def _not_straddling(boxes: np.ndarray, scores: np.ndarray, max_covered: float) -> np.ndarray:
+    """Mask of boxes not mostly covered by more confident boxes (sum of pairwise overlaps)."""
+    if len(boxes) < 3:
+        return np.ones(len(boxes), dtype=bool)
+    x1 = np.maximum(boxes[:, None, 0], boxes[None, :, 0]); y1 = np.maximum(boxes[:, None, 1], boxes[None, :, 1])
+    x2 = np.minimum(boxes[:, None, 2], boxes[None, :, 2]); y2 = np.minimum(boxes[:, None, 3], boxes[None, :, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    better = scores[None, :] > scores[:, None]
+    area = np.clip((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]), 1e-6, None)
+    covered = (inter * better).sum(axis=1) / area
+    return covered <= max_covered
 
 
 def combine(number: np.ndarray, colour: np.ndarray) -> np.ndarray:
