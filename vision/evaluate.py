@@ -177,13 +177,16 @@ def save_confusion(report: Report, path: Path, title: str) -> None:
     shown = np.where(m > 0, np.log1p(m), np.nan)
     ax.imshow(shown, cmap="viridis")
     off = [(i, j) for i in range(55) for j in range(55) if i != j and m[i, j] > 0]
-    for i, j in off:
-        ax.text(j, i, int(m[i, j]), ha="center", va="center", color="red", fontsize=7, fontweight="bold")
+    from matplotlib.patches import Rectangle
+
+    for i, j in off:  # errors: a red square that stands out at any zoom, with the count
+        ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="red", edgecolor="darkred", lw=1))
+        ax.text(j, i, int(m[i, j]), ha="center", va="center", color="white", fontsize=7, fontweight="bold")
     ax.set_xticks(range(55), labels, rotation=90, fontsize=7)
     ax.set_yticks(range(55), labels, fontsize=7)
     ax.set_xlabel("read as (none = labelled tile missed)")
     ax.set_ylabel("labelled (none = extra detection)")
-    ax.set_title(title + " - red numbers are errors")
+    ax.set_title(f"{title}: {len(off)} kinds of error (red squares, with counts)")
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
