@@ -63,7 +63,7 @@ def evaluate(net, samples: list[Sample], size: int, batch: int = 256) -> dict[st
     return {
         "tiles": n_tiles, "number_acc": ok_num / max(n_tiles, 1), "colour_acc": ok_col / max(n_col, 1),
         "exact_acc": ok_exact / max(n_tiles, 1), "none_recall": none_ok / max(n_none, 1),
-        "up_median_err_deg": float(np.median(up_err)) if up_err else float("nan"),
+        "up_median_err_deg": float(np.median(up_err)) if up_err else None,
     }
 
 
@@ -145,7 +145,7 @@ def train_reader(args) -> None:
         history.append({"epoch": epoch + 1, "loss": float(np.mean(losses)), "real_valid": metrics, "synthetic_valid": syn})
         print(f"epoch {epoch + 1}: loss {np.mean(losses):.3f} real valid exact {metrics['exact_acc']:.4f} "
               f"(number {metrics['number_acc']:.4f}, colour {metrics['colour_acc']:.4f}, none {metrics['none_recall']:.3f})"
-              + (f"; synthetic exact {syn['exact_acc']:.4f}, up err {syn['up_median_err_deg']:.1f} deg" if syn else ""), flush=True)
+              + (f"; synthetic exact {syn['exact_acc']:.4f}, up err {syn['up_median_err_deg']} deg" if syn else ""), flush=True)
         torch.save(net.state_dict(), out / "tile_reader.last.pt")
         if metrics["exact_acc"] >= best:
             best, best_metrics = metrics["exact_acc"], {"real_valid": metrics, "synthetic_valid": syn, "epoch": epoch + 1}
