@@ -41,7 +41,6 @@ new set to the old set it shares most tiles with.
 from __future__ import annotations
 
 import itertools
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -573,7 +572,9 @@ class _Programme:
         for n in range(13, 0, -1):
             self.ub[n] = self.ub[n + 1] + sum(r[c][n] for c in range(4)) * (n if pts else 1)
         self.junit = 13 if pts else 1
-        self._proxy(old_sets)
+        self.old_idx = [_indices(s) for s in old_sets] if old_sets is not None else None
+        self.layout = _old_layout(self.old_idx)
+        self._proxy()
         self._opt_cache: dict[tuple[int, int, int, int], list[tuple[int, int, int, int, int, tuple[Any, ...]]]] = {}
         self._cells: dict[int, dict[int, list[tuple[int, int, int, tuple[Any, ...]]]]] = {}
         self._dead: dict[int, int] = {}  # depth-first dead ends (node key) -> slack
@@ -612,40 +613,37 @@ class _Programme:
                 return True
         return False
 
-    def _proxy(self, old_sets: list[list[Tile]] | None) -> None:
+    def _proxy(self) -> None:
         """Tie-break weights for keeping the table as it lies: a kept joint of an old run at
         (colour, n) is worth the tiles a break there would move; a kept place in an old group
         is worth 1."""
-        self.adjw = [[[0] for _n in range(15)] for _c in range(4)]
-        self.startw = [[[0] for _n in range(15)] for _c in range(4)]
+        zero = (0,)
+        self.adjw: list[list[tuple[int, ...]]] = [[zero] * 15 for _c in range(4)]
+        self.startw: list[list[tuple[int, ...]]] = [[zero] * 15 for _c in range(4)]
         self.grpw = [[0] * 15 for _c in range(4)]
-        if not old_sets:
+        if not self.old_idx:
             return
-        joints: list[list[list[int]]] = [[[] for _n in range(15)] for _c in range(4)]
-        starts: list[list[list[int]]] = [[[] for _n in range(15)] for _c in range(4)]
-        for s in old_sets:
-            shape = _shape(s)
-            if shape is None:
-                continue
-            kind, c, lo, hi = shape
-            if kind == "run":
+        joints: dict[tuple[int, int], list[int]] = {}
+        starts: dict[tuple[int, int], list[int]] = {}
+        runs, groups = self.layout
+        for c, spans in runs.items():
+            for _i, lo, hi in spans:
                 # A run starting where an old run starts keeps that run apart (joining two old
                 # runs into one moves the tiles of one of them).
-                starts[c][lo].append(hi - lo + 1)
+                starts.setdefault((c, lo), []).append(hi - lo + 1)
                 for n in range(lo + 1, hi + 1):
-                    joints[c][n].append(min(n - lo, hi - n + 1))
-            else:
-                for tile in s:
-                    if tile.colour is not None:
-                        self.grpw[_COLOUR_INDEX[tile.colour]][tile.number] += 1  # type: ignore[index]
-        for c in range(4):
-            for n in range(1, 14):
-                for src, dst in ((joints, self.adjw), (starts, self.startw)):
-                    if src[c][n]:
-                        acc = [0]
-                        for w in sorted(src[c][n], reverse=True):
-                            acc.append(acc[-1] + w)
-                        dst[c][n] = acc
+                    joints.setdefault((c, n), []).append(min(n - lo, hi - n + 1))
+        for n, olds in groups.items():
+            for i, _cols, _j in olds:
+                for x in self.old_idx[i]:
+                    if x != 52:
+                        self.grpw[x // 13][n] += 1
+        for src, dst in ((joints, self.adjw), (starts, self.startw)):
+            for (c, n), ws in src.items():
+                acc = [0]
+                for w in sorted(ws, reverse=True):
+                    acc.append(acc[-1] + w)
+                dst[c][n] = tuple(acc)
 
     def _cell_options(self, c: int, n: int, simple: bool) -> dict[int, Any]:
         """Per-cell caches of the hot loops: options ready to add to a key."""
@@ -765,7 +763,7 @@ class _Programme:
         if got is None:
             got = self._opt_cache[key] = _scored_options(
                 sid, self.t[c][n], self.r[c][n], jrem, self.jstart[c][n] and jrem > 0, self.jmax, self.mode, n,
-                self.objective == "points", tuple(self.adjw[c][n]), self.grpw[c][n], tuple(self.startw[c][n]),
+                self.objective == "points", self.adjw[c][n], self.grpw[c][n], self.startw[c][n],
             )
         return got
 
@@ -1210,27 +1208,25 @@ class _Programme:
         return _Plan(best, details, group_jokers, rack_jokers)
 
 
-def _shape(tiles: Sequence[Tile]) -> tuple[str, int, int, int] | None:
-    """Rough reading of an old set for the tie-break: ("run", colour, lo, hi) or ("group", ...)."""
-    numbered = [t for t in tiles if t.colour is not None]
+@lru_cache(maxsize=1 << 12)
+def _shape(xs: tuple[int, ...]) -> tuple[str, int, int, int] | None:
+    """Rough reading of an old set (tile indices) for the tie-break: ("run", colour, lo, hi) or
+    ("group", -1, number, number)."""
+    numbered = [x for x in xs if x != 52]
     if not numbered:
         return None
-    colours = {t.colour for t in numbered}
-    numbers = [t.number for t in numbered]
-    if len(colours) == 1 and len(set(numbers)) == len(numbers) and len(numbered) > 1 or (
-        len(numbered) == 1 and len(tiles) >= 4
+    c = numbered[0] // 13
+    numbers = [x % 13 + 1 for x in numbered]
+    if (len(numbered) > 1 and all(x // 13 == c for x in numbered) and len(set(numbers)) == len(numbers)) or (
+        len(numbered) == 1 and len(xs) >= 4
     ):
-        first = next(i for i, t in enumerate(tiles) if t.colour is not None)
-        c = numbered[0].colour.index  # type: ignore[union-attr]
+        first = next(i for i, x in enumerate(xs) if x != 52)
         ascending = len(numbered) < 2 or numbers[0] < numbers[1]
-        if ascending:
-            lo = numbered[0].number - first  # type: ignore[operator]
-        else:
-            lo = numbered[0].number - (len(tiles) - 1 - first)  # type: ignore[operator]
+        lo = numbers[0] - first if ascending else numbers[0] - (len(xs) - 1 - first)
         lo = max(1, lo)
-        return ("run", c, lo, min(13, lo + len(tiles) - 1))
+        return ("run", c, lo, min(13, lo + len(xs) - 1))
     if len(set(numbers)) == 1:
-        return ("group", -1, numbers[0], numbers[0])  # type: ignore[return-value]
+        return ("group", -1, numbers[0], numbers[0])
     return None
 
 
@@ -1246,26 +1242,28 @@ class _Run:
     label: int = -1  # old set this run follows (-1: none), to keep the table as it lies
 
 
-def _old_layout(old_sets: list[list[Tile]] | None) -> tuple[dict[int, list[tuple[int, int, int]]], dict[int, list[tuple[int, frozenset[int], int]]]]:
+_Layout = tuple[dict[int, list[tuple[int, int, int]]], dict[int, list[tuple[int, frozenset[int], int]]]]
+
+
+def _old_layout(old_idx: list[list[int]] | None) -> _Layout:
     """Old runs by colour: (index, lo, hi); old groups by number: (index, colours, jokers)."""
     runs: dict[int, list[tuple[int, int, int]]] = {}
     groups: dict[int, list[tuple[int, frozenset[int], int]]] = {}
-    for i, s in enumerate(old_sets or []):
-        shape = _shape(s)
+    for i, xs in enumerate(old_idx or ()):
+        shape = _shape(tuple(xs))
         if shape is None:
             continue
         kind, c, lo, hi = shape
         if kind == "run":
             runs.setdefault(c, []).append((i, lo, hi))
         else:
-            cols = frozenset(t.colour.index for t in s if t.colour is not None)  # type: ignore[union-attr]
-            groups.setdefault(lo, []).append((i, cols, sum(t.is_joker for t in s)))
+            groups.setdefault(lo, []).append((i, frozenset(x // 13 for x in xs if x != 52), xs.count(52)))
     return runs, groups
 
 
 def _build_sets(prog: _Programme, plan: _Plan, old_sets: list[list[Tile]] | None) -> list[list[Tile]]:
     """Turn the plan's per-number choices back into sets (runs low to high, groups)."""
-    old_runs, old_groups = _old_layout(old_sets)
+    old_runs, old_groups = prog.layout
     open_runs: list[list[_Run]] = [[] for _ in range(4)]
     done: list[list[Tile]] = []
     lean = prog.lean
@@ -1277,49 +1275,66 @@ def _build_sets(prog: _Programme, plan: _Plan, old_sets: list[list[Tile]] | None
             pool[c] = g
             if not runs and not s and not sj:
                 continue  # nothing of this colour in runs here (the common case)
-            covers = {i for i, lo, hi in old_runs.get(c, ()) if lo <= n <= hi}
-            by = {code: [r for r in runs if r.code == code] for code in (1, 2, 3, 4, 5)}
-            # Of the runs of 3 or more, go on with those whose old run goes on here.
-            threes = sorted(by[3], key=lambda r: r.label not in covers)
-            keep3, end3 = threes[:m], threes[m:]
-            for r in end3 + by[5][z5:]:
-                done.append(r.tiles)
             nxt: list[_Run] = []
-            for r in by[5][:z5]:  # tails take one more joker
-                r.tiles.append(JOKER)
-                nxt.append(r)
-            jok = set(id(r) for r in (by[1] + by[2])[:x12])
-            jok |= set(id(r) for r in keep3[:x3])
-            gap = set(id(r) for r in keep3[:x3g])
-            jok |= set(id(r) for r in by[4][:x4])
-            for r in by[1] + by[2] + keep3 + by[4]:
-                if id(r) in jok:
+            if runs:
+                by: list[list[_Run]] = [[], [], [], [], [], []]  # by code 1-5
+                joker_only = []
+                for r in runs:
+                    if r.code > 0:
+                        by[r.code].append(r)
+                    else:
+                        joker_only.append(r)
+                # Of the runs of 3 or more, go on with those whose old run goes on here.
+                threes = by[3]
+                if len(threes) > 1:
+                    covers = {i for i, lo, hi in old_runs.get(c, ()) if lo <= n <= hi}
+                    threes = sorted(threes, key=lambda r: r.label not in covers)
+                keep3 = threes[:m]
+                done.extend(r.tiles for r in threes[m:])
+                done.extend(r.tiles for r in by[5][z5:])
+                for r in by[5][:z5]:  # tails take one more joker
                     r.tiles.append(JOKER)
-                    if r.code == 3:
-                        r.code = 4 if id(r) in gap else (5 if prog.tails else 3)
-                    else:
-                        r.code = {1: 2, 2: 3, 4: 4}[r.code]
-                else:
-                    r.tiles.append(_TILE[c][n])
-                    r.code = {1: 2, 2: 3, 3: 3, 4: 3}[r.code]
-                nxt.append(r)
-            jclasses = sorted({-r.code for r in runs if r.code < 0})
-            for k, y in zip(jclasses, ys):
-                members = [r for r in runs if r.code == -k]
-                for idx, r in enumerate(members):
-                    if idx < y:
-                        r.tiles.append(JOKER)
-                        r.code = -(k + 1)
-                    else:
-                        r.tiles.append(_TILE[c][n])
-                        r.code = min(k + 1, 3)
                     nxt.append(r)
-            taken = {r.label for r in nxt}
-            free = sorted((i for i, lo, hi in old_runs.get(c, ()) if lo <= n <= hi and i not in taken),
-                          key=lambda i: next(lo for j, lo, _hi in old_runs[c] if j == i) != n)
-            for _k in range(s):
-                label = free.pop(0) if free else -1
-                nxt.append(_Run(c, [_TILE[c][n]], 1, label))
+                tile = _TILE[c][n]
+                short = by[1] + by[2]
+                for i, r in enumerate(short):
+                    r.tiles.append(JOKER if i < x12 else tile)
+                    r.code += 1
+                    nxt.append(r)
+                for i, r in enumerate(keep3):
+                    if i < x3:
+                        r.tiles.append(JOKER)
+                        r.code = 4 if i < x3g else (5 if prog.tails else 3)
+                    else:
+                        r.tiles.append(tile)
+                    nxt.append(r)
+                for i, r in enumerate(by[4]):
+                    if i < x4:
+                        r.tiles.append(JOKER)
+                    else:
+                        r.tiles.append(tile)
+                        r.code = 3
+                    nxt.append(r)
+                if joker_only:
+                    jclasses = sorted({-r.code for r in joker_only})
+                    for k, y in zip(jclasses, ys):
+                        members = [r for r in joker_only if r.code == -k]
+                        for idx, r in enumerate(members):
+                            if idx < y:
+                                r.tiles.append(JOKER)
+                                r.code = -(k + 1)
+                            else:
+                                r.tiles.append(tile)
+                                r.code = min(k + 1, 3)
+                            nxt.append(r)
+            if s:
+                spans = old_runs.get(c, ())
+                taken = {r.label for r in nxt}
+                free = sorted((i for i, lo, hi in spans if lo <= n <= hi and i not in taken),
+                              key=lambda i: next(lo for j, lo, _hi in spans if j == i) != n)
+                for _k in range(s):
+                    label = free.pop(0) if free else -1
+                    nxt.append(_Run(c, [_TILE[c][n]], 1, label))
             for _k in range(sj):
                 nxt.append(_Run(c, [JOKER], -1))
             open_runs[c] = nxt
@@ -1338,11 +1353,13 @@ def _build_sets(prog: _Programme, plan: _Plan, old_sets: list[list[Tile]] | None
 
 
 def _split_at_old_starts(tiles: list[Tile], old_runs: dict[int, list[tuple[int, int, int]]]) -> list[list[Tile]]:
+    if len(tiles) < 6 or not old_runs:
+        return [tiles]
     bounds = _run_bounds(tiles)
     numbered = [t for t in tiles if t.colour is not None]
-    if bounds is None or len({t.number for t in numbered}) != len(numbered) or len(tiles) < 6:
+    if bounds is None or len({t.number for t in numbered}) != len(numbered):
         return [tiles]
-    c = numbered[0].colour.index  # type: ignore[union-attr]
+    c = _COLOUR_ID[id(numbered[0].colour)]
     lo = bounds[0]
     cuts = sorted({start - lo for _i, start, _hi in old_runs.get(c, ()) if 3 <= start - lo <= len(tiles) - 3})
     pieces: list[list[Tile]] = []
@@ -1507,17 +1524,31 @@ _BY_INDEX = [*ALL_NUMBERED, JOKER]  # Tile.index -> tile
 
 
 _CANON_INDEX = {id(t): i for i, t in enumerate(_BY_INDEX)} | {id(t): t.index for row in _TILE for t in row}
-_COLOUR_INDEX = {c: i for i, c in enumerate(_COLOURS)}
+_COLOUR_ID = {id(c): i for i, c in enumerate(_COLOURS)}
 
 
 def _indices(tiles: Iterable[Tile]) -> list[int]:
     # Tile hashing is slow (a dataclass of enums); the bookkeeping below works on indices. The
-    # solver's own tiles are known by identity; others are worked out once.
+    # solver's own tiles are known by identity; others are worked out from their colour's
+    # identity and number.
     canon = _CANON_INDEX
-    return [
-        canon[id(t)] if id(t) in canon else 52 if t.colour is None else _COLOUR_INDEX[t.colour] * 13 + t.number - 1  # type: ignore[operator]
-        for t in tiles
-    ]
+    cid = _COLOUR_ID
+    out = []
+    for t in tiles:
+        x = canon.get(id(t))
+        if x is None:
+            colour = t.colour
+            x = 52 if colour is None else cid[id(colour)] * 13 + t.number - 1  # type: ignore[operator]
+        out.append(x)
+    return out
+
+
+def _tally(xs: Iterable[int]) -> dict[int, int]:
+    """Copies of each tile index (a plain dict: Counter costs more on sets this small)."""
+    out: dict[int, int] = {}
+    for x in xs:
+        out[x] = out.get(x, 0) + 1
+    return out
 
 
 def _match(old_sets: list[list[int]], new_sets: list[list[int]]) -> dict[int, int]:
@@ -1525,12 +1556,12 @@ def _match(old_sets: list[list[int]], new_sets: list[list[int]]) -> dict[int, in
     (greedy on shared tiles, biggest first; ties to the lower old number)."""
     where: dict[int, list[tuple[int, int]]] = {}
     for i, s in enumerate(old_sets):
-        for x, k in Counter(s).items():
+        for x, k in _tally(s).items():
             where.setdefault(x, []).append((i, k))
     pairs = []
     for j, s in enumerate(new_sets):
         shared: dict[int, int] = {}
-        for x, k in Counter(s).items():
+        for x, k in _tally(s).items():
             for i, ko in where.get(x, ()):
                 shared[i] = shared.get(i, 0) + (k if k < ko else ko)
         pairs.extend((-w, i, j) for i, w in shared.items())
@@ -1576,11 +1607,11 @@ def _describe_change(
     from_rack: list[tuple[int, int, int]] = []  # (tile, new set, position) for joker values
     if old_sets is None:
         numbers = list(range(1, len(new_sets) + 1))
-        left = Counter(_indices(table_tiles))
+        left = _tally(_indices(table_tiles))
         for j, (number, s) in enumerate(zip(numbers, new_idx)):
             table_part: list[int] = []
             for pos, x in enumerate(s):
-                if left[x] > 0 and (j, pos) not in forced:
+                if left.get(x, 0) > 0 and (j, pos) not in forced:
                     left[x] -= 1
                     table_part.append(x)
                 else:
@@ -1604,14 +1635,14 @@ def _describe_change(
                 numbers.append(next_number)
                 next_number += 1
         # Tiles that stay: shared with the matched old set; the rest of each old set moves.
-        remaining_old = [Counter(s) for s in old_idx]
+        remaining_old = [_tally(s) for s in old_idx]
         kept_of: list[dict[int, int]] = []
         for j, s in enumerate(new_idx):
             k: dict[int, int] = {}
             if j in match:
                 rest = remaining_old[match[j]]
-                free = [x for pos, x in enumerate(s) if (j, pos) not in forced]
-                for x, cnt in Counter(free).items():
+                free = [x for pos, x in enumerate(s) if (j, pos) not in forced] if forced else s
+                for x, cnt in _tally(free).items():
                     take = min(cnt, rest.get(x, 0))
                     if take:
                         k[x] = take
@@ -1620,7 +1651,8 @@ def _describe_change(
         sources: dict[int, list[int]] = {}
         for i, rest in enumerate(remaining_old):
             for x in sorted(rest):
-                sources.setdefault(x, []).extend([i + 1] * rest[x])
+                if rest[x] > 0:
+                    sources.setdefault(x, []).extend([i + 1] * rest[x])
         for j, s in enumerate(new_idx):
             keep = kept_of[j]
             for pos, x in enumerate(s):
@@ -1704,6 +1736,7 @@ _RELAXED_IMPROVE = 0
 """Steps of branch and bound for the tie-break after the joker-free climb (measured on mid and
 mid_r24: 300 steps cost 0.3 ms a position for 0.14 fewer tiles moved; the target wins)."""
 _FIRST_BUDGET = 300
+_NJ_RELAXED_FIRST = 1
 """Steps of the first depth-first search at the bound when there are jokers: enough for a full
 table (the bound is met in a few hundred steps), small enough that a position below the bound
 moves on to the climb and its joker-need pruning soon."""
@@ -1787,11 +1820,20 @@ def _run_passes(prog: _Programme, need_move: bool, floor: int = 0, budget: int |
         return prog.solve(max(low, floor), budget=budget)
     # 1. Depth first at the bound: on a full table nearly every rack tile fits. Then a short
     #    branch and bound for a plan that keeps more of the table as it lies.
-    plan = prog.search(0, _FIRST_BUDGET if prog.jtot else _CLIMB_BUDGET)
-    if plan is not None:
-        if (plan.score >> _P_SHIFT) < low:
+    if not prog.jtot and _NJ_RELAXED_FIRST:
+        hb = prog.bounds()
+        top = sum(hb[c][0].get(0, _NEG) for c in range(4))
+        if top < low:
             return None
-        return prog.improve(plan, _IMPROVE_BUDGET) if _IMPROVE_BUDGET else plan
+        plan = prog.search(0, _CLIMB_BUDGET, relaxed=True)
+        if plan is not None:
+            return prog.improve(plan, _IMPROVE_BUDGET, 0, relaxed=True) if _IMPROVE_BUDGET else plan
+    else:
+        plan = prog.search(0, _FIRST_BUDGET if prog.jtot else _CLIMB_BUDGET)
+        if plan is not None:
+            if (plan.score >> _P_SHIFT) < low:
+                return None
+            return prog.improve(plan, _IMPROVE_BUDGET) if _IMPROVE_BUDGET else plan
     if not prog.jtot:
         # 2. Without jokers: depth first again, measuring misses against the relaxed bound
         #    (Programme.bounds), one more tile left out per pass; the first plan found is the
