@@ -784,7 +784,6 @@ class _Programme:
             dead = self._dead
         details: list[list[tuple[Any, ...]]] = [[() for _c in range(4)] for _n in range(13)]
         group_jokers = [0] * 13
-        steps = [0]
         cache = self._hcache if relaxed else self._dfs_cache
         r = self.r
         pts = self.objective == "points"
@@ -796,80 +795,86 @@ class _Programme:
         # Node keys: the programme key with the cell (n, c) in the bits above it.
         cell_shift = _S_SHIFT + 8
         idle = self.idle
+        # (Module constants bound here: the hot loop reads them as closure cells.)
+        cb, cm, pend_shift, js_shift, maxg_shift = _CB, _CM, _PEND_SHIFT, _JS_SHIFT, _MAXG_SHIFT
+        keep_mask, vjs_clear, lean_jg, grow, closed = _KEEP_MASK, _VJS_CLEAR, _LEAN_JG, _GROW, _CLOSED
+        left_steps = budget
 
-        def rec(n: int, c: int, key: int, sc: int, slack: int) -> int | None:
+        def rec(n: int, c: int, key: int, slack: int) -> int | None:
+            # The score of the best way on from here (None: no way within the slack).
+            nonlocal left_steps
             if c == 4:
-                jg = _LEAN_JG[key >> _MAXG_SHIFT]
-                used = ((key >> _JS_SHIFT) & 255) + ((key >> _PEND_SHIFT) & 15) + jg
+                jg = lean_jg[key >> maxg_shift]
+                used = ((key >> js_shift) & 255) + ((key >> pend_shift) & 15) + jg
                 if used > jcap:
                     return None
-                nk = (key & _VJS_CLEAR) | (used << _JS_SHIFT)
+                nk = (key & vjs_clear) | (used << js_shift)
                 if n == 13:
-                    if any(code != 3 for cc in range(4) for code in _IDS.states[(nk >> (_CB * cc)) & _CM]):
+                    if not (closed[nk & cm] and closed[(nk >> cb) & cm] and closed[(nk >> 2 * cb) & cm] and closed[(nk >> 3 * cb) & cm]):
                         return None
                     group_jokers[12] = jg
-                    return sc
+                    return 0
                 node = nk | ((n + 1) << 3) << cell_shift
                 if dead.get(node, -1) >= slack:
                     return None
                 if need is not None and slack <= needk:
+                    # Too few jokers left for what the colours need (joker_needs).
                     jl = 2 * (jcap - used)
-                    tot = 0
                     for cc in range(4):
-                        v = need[cc][n].get((nk >> (_CB * cc)) & _CM)
+                        v = need[cc][n].get((nk >> (cb * cc)) & cm)
                         if v is None:
-                            tot = 99
                             break
-                        tot += v[slack]
-                    if tot > jl:
+                        jl -= v[slack]
+                    if jl < 0 or v is None:
                         dead[node] = slack
                         return None
-                got = rec(n + 1, 0, nk, sc, slack)
+                got = rec(n + 1, 0, nk, slack)
                 if got is None:
                     dead[node] = slack
                 else:
                     group_jokers[n - 1] = jg
                 return got
-            while c < 4 and idle[c][n] and not (key >> (_CB * c)) & _CM:
+            while c < 4 and idle[c][n] and not (key >> (cb * c)) & cm:
                 details[n - 1][c] = _IDLE
                 c += 1
             if c == 4:
-                return rec(n, 4, key, sc, slack)
-            sh = _CB * c
-            sid = (key >> sh) & _CM
-            pend = (key >> _PEND_SHIFT) & 15
-            jrem = jcap - ((key >> _JS_SHIFT) & 255) - pend
-            opts = cache.get((((c << 4 | n) << _CB | sid) << 4) | jrem)
+                return rec(n, 4, key, slack)
+            sh = cb * c
+            sid = (key >> sh) & cm
+            pend = (key >> pend_shift) & 15
+            jrem = jcap - ((key >> js_shift) & 255) - pend
+            opts = cache.get((((c << 4 | n) << cb | sid) << 4) | jrem)
             if opts is None:
                 opts = options(c, n, sid, jrem)
-            basek = key & ~(_CM << sh) & _KEEP_MASK
-            row = _GROW[key >> _MAXG_SHIFT]
+            basek = key & ~(cm << sh) & keep_mask
+            row = grow[key >> maxg_shift]
             cell = ((n << 3) | (c + 1)) << cell_shift
+            c += 1
             for miss, neg, nsid, g, jrun, detail in opts:
                 if miss > slack:
                     break
-                steps[0] += 1
-                if steps[0] > budget:
+                left_steps -= 1
+                if left_steps < 0:
                     raise _OutOfBudget
-                nk = basek | (nsid << sh) | ((pend + jrun) << _PEND_SHIFT) | row[g]
+                nk = basek | (nsid << sh) | ((pend + jrun) << pend_shift) | row[g]
                 node = nk | cell
                 left = slack - miss
                 if dead.get(node, -1) >= left:
                     continue
-                got = rec(n, c + 1, nk, sc - neg, left)
+                got = rec(n, c, nk, left)
                 if got is not None:
-                    details[n - 1][c] = detail
-                    return got
+                    details[n - 1][c - 1] = detail
+                    return got - neg
                 dead[node] = left
             return None
 
         self.search_complete = False
         try:
-            score = rec(1, 0, 0, 0, slack)
+            score = rec(1, 0, 0, slack)
         except _OutOfBudget:
-            self.steps = steps[0]
+            self.steps = budget
             return None
-        self.steps = steps[0]
+        self.steps = budget - left_steps
         if score is None:
             self.search_complete = True
             return None
@@ -1737,6 +1742,9 @@ _RELAXED_IMPROVE = 0
 mid_r24: 300 steps cost 0.3 ms a position for 0.14 fewer tiles moved; the target wins)."""
 _FIRST_BUDGET = 300
 _NJ_RELAXED_FIRST = 1
+_J_MODE = "A"
+_J_K = 4
+_SECOND_BUDGET = 2000
 """Steps of the first depth-first search at the bound when there are jokers: enough for a full
 table (the bound is met in a few hundred steps), small enough that a position below the bound
 moves on to the climb and its joker-need pruning soon."""
@@ -1829,7 +1837,12 @@ def _run_passes(prog: _Programme, need_move: bool, floor: int = 0, budget: int |
         if plan is not None:
             return prog.improve(plan, _IMPROVE_BUDGET, 0, relaxed=True) if _IMPROVE_BUDGET else plan
     else:
-        plan = prog.search(0, _FIRST_BUDGET if prog.jtot else _CLIMB_BUDGET)
+        if prog.jtot and _J_MODE == "B":
+            prog.joker_needs(_J_K)
+        plan = None if (prog.jtot and _J_MODE == "C") else prog.search(0, _FIRST_BUDGET if prog.jtot else _CLIMB_BUDGET)
+        if plan is None and prog.jtot and _J_MODE == "H" and not prog.search_complete:
+            prog.joker_needs(min(_J_K, prog.ub[1] + prog.lean_bonus))
+            plan = prog.search(0, _SECOND_BUDGET)
         if plan is not None:
             if (plan.score >> _P_SHIFT) < low:
                 return None
