@@ -493,6 +493,24 @@ _GROW = [[(max(f & 15, g) | ((f >> 4) + g) << 4) << _MAXG_SHIFT for g in range(5
 _VJS_CLEAR = ~(((1 << (_PEND_SHIFT - _JS_SHIFT)) - 1) << _JS_SHIFT) & _KEEP_MASK
 
 
+@lru_cache(maxsize=1 << 14)
+def _group_floor(f: int, rest: tuple[int, ...]) -> tuple[int, ...]:
+    """Lean mode, one number's groups: given the group scratch ``f`` so far (most tiles of one
+    colour | tiles << 4) and, for each g (0-4) tiles the current colour adds, the fewest jokers
+    those groups will need whatever the colours after it add (at most ``rest[i]`` each; 99
+    when no completion can be grouped). Lets the depth-first search drop a choice as soon as
+    the jokers left cannot cover it, rather than when the number closes."""
+
+    def least(f2: int, i: int) -> int:
+        if (f2 >> 4) > 16:
+            return 99
+        if i == len(rest):
+            return _LEAN_JG[f2]
+        return min(least(max(f2 & 15, e) | ((f2 >> 4) + e) << 4, i + 1) for e in range(rest[i] + 1))
+
+    return tuple(least(max(f & 15, g) | ((f >> 4) + g) << 4, 0) for g in range(5))
+
+
 _IDLE = (0, (), 0, 0, 0, 0, 0, 0, 0, 0)
 """Option detail of a colour that does nothing at a number."""
 
@@ -566,6 +584,8 @@ class _Programme:
                     gaps += 1
         # Cells where a colour with no open run stays as it is (no tile, no joker start).
         self.idle = [[not (t[c][n] + r[c][n]) and not self.jstart[c][n] for n in range(15)] for c in range(4)]
+        # rest_avail[n][c]: the most tiles each colour after c can add to number n's groups.
+        self.rest_avail = [[tuple(min(t[d][n] + r[d][n], 4) for d in range(c + 1, 4)) for c in range(4)] for n in range(15)]
         # Upper bound on what rack tiles at numbers >= n can still add (primary units).
         pts = objective == "points"
         self.ub = [0] * 16
@@ -799,6 +819,7 @@ class _Programme:
         cb, cm, pend_shift, js_shift, maxg_shift = _CB, _CM, _PEND_SHIFT, _JS_SHIFT, _MAXG_SHIFT
         keep_mask, vjs_clear, lean_jg, grow, closed = _KEEP_MASK, _VJS_CLEAR, _LEAN_JG, _GROW, _CLOSED
         left_steps = budget
+        group_floor, rest_avail = _group_floor, self.rest_avail
 
         def rec(n: int, c: int, key: int, slack: int) -> int | None:
             # The score of the best way on from here (None: no way within the slack).
@@ -848,11 +869,14 @@ class _Programme:
                 opts = options(c, n, sid, jrem)
             basek = key & ~(cm << sh) & keep_mask
             row = grow[key >> maxg_shift]
+            floor = group_floor(key >> maxg_shift, rest_avail[n][c]) if _FLOOR else _NOFLOOR
             cell = ((n << 3) | (c + 1)) << cell_shift
             c += 1
             for miss, neg, nsid, g, jrun, detail in opts:
                 if miss > slack:
                     break
+                if floor[g] > jrem - jrun:
+                    continue  # this number's groups would need more jokers than are left
                 left_steps -= 1
                 if left_steps < 0:
                     raise _OutOfBudget
@@ -974,10 +998,13 @@ class _Programme:
                 opts = options(c, n, sid, jrem)
             basek = key & ~(_CM << sh) & _KEEP_MASK
             row = _GROW[key >> _MAXG_SHIFT]
+            floor = _group_floor(key >> _MAXG_SHIFT, self.rest_avail[n][c])
             cell = ((n << 3) | (c + 1)) << cell_shift
             for miss, neg, nsid, g, jrun, detail in opts:
                 if miss > left:
                     break  # options come fewest misses first
+                if floor[g] > jrem - jrun:
+                    continue
                 steps[0] += 1
                 if steps[0] > budget:
                     raise _OutOfBudget
@@ -1537,6 +1564,12 @@ def _indices(tiles: Iterable[Tile]) -> list[int]:
     # solver's own tiles are known by identity; others are worked out from their colour's
     # identity and number.
     canon = _CANON_INDEX
+    if not isinstance(tiles, (list, tuple)):
+        tiles = list(tiles)
+    try:
+        return [canon[id(t)] for t in tiles]
+    except KeyError:
+        pass
     cid = _COLOUR_ID
     out = []
     for t in tiles:
@@ -1740,11 +1773,14 @@ the cost. 1,000 keeps large tables well inside the speed target."""
 _RELAXED_IMPROVE = 0
 """Steps of branch and bound for the tie-break after the joker-free climb (measured on mid and
 mid_r24: 300 steps cost 0.3 ms a position for 0.14 fewer tiles moved; the target wins)."""
-_FIRST_BUDGET = 300
+_FIRST_BUDGET = 80
 _NJ_RELAXED_FIRST = 1
 _J_MODE = "A"
 _J_K = 4
 _SECOND_BUDGET = 2000
+_NEED_DELAY = 0
+_FLOOR = 1
+_NOFLOOR = (0, 0, 0, 0, 0)
 """Steps of the first depth-first search at the bound when there are jokers: enough for a full
 table (the bound is met in a few hundred steps), small enough that a position below the bound
 moves on to the climb and its joker-need pruning soon."""
@@ -1876,17 +1912,27 @@ def _run_passes(prog: _Programme, need_move: bool, floor: int = 0, budget: int |
     best, value = None, low - 1
     while value < bound:
         target = value + 1
+        found = None
+        complete = False
         if best is not None and prog._need is None:
-            prog.joker_needs(bound - target)
-        found = prog.search(bound - target, _CLIMB_BUDGET)
+            # A short try first: the joker-need table costs about a millisecond on a big table.
+            found = prog.search(bound - target, _NEED_DELAY)
+            complete = prog.search_complete
+            if found is None and not complete:
+                prog.joker_needs(bound - target)
+        if found is None and not complete:
+            found = prog.search(bound - target, _CLIMB_BUDGET)
+            complete = prog.search_complete
         if found is not None:
             best, value = found, found.score >> _P_SHIFT
             continue
-        if not prog.search_complete:
+        if not complete:
             exact = prog.solve(target)
             if exact is not None:
                 best = exact
         break
+    if best is not None and value == bound and _IMPROVE_BUDGET:
+        best = prog.improve(best, _IMPROVE_BUDGET)
     return best if best is not None and (best.score >> _P_SHIFT) >= low else None
 
 
