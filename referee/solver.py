@@ -869,7 +869,7 @@ class _Programme:
                 opts = options(c, n, sid, jrem)
             basek = key & ~(cm << sh) & keep_mask
             row = grow[key >> maxg_shift]
-            floor = group_floor(key >> maxg_shift, rest_avail[n][c]) if _FLOOR else _NOFLOOR
+            floor = group_floor(key >> maxg_shift, rest_avail[n][c])
             cell = ((n << 3) | (c + 1)) << cell_shift
             c += 1
             for miss, neg, nsid, g, jrun, detail in opts:
@@ -1773,17 +1773,6 @@ the cost. 1,000 keeps large tables well inside the speed target."""
 _RELAXED_IMPROVE = 0
 """Steps of branch and bound for the tie-break after the joker-free climb (measured on mid and
 mid_r24: 300 steps cost 0.3 ms a position for 0.14 fewer tiles moved; the target wins)."""
-_FIRST_BUDGET = 80
-_NJ_RELAXED_FIRST = 1
-_J_MODE = "A"
-_J_K = 4
-_SECOND_BUDGET = 2000
-_NEED_DELAY = 0
-_FLOOR = 1
-_NOFLOOR = (0, 0, 0, 0, 0)
-"""Steps of the first depth-first search at the bound when there are jokers: enough for a full
-table (the bound is met in a few hundred steps), small enough that a position below the bound
-moves on to the climb and its joker-need pruning soon."""
 _RELAXED_BUDGET = 20000
 """Steps the depth-first passes against the relaxed bound may take in all (joker-free
 positions) before the breadth-first programme settles the position."""
@@ -1862,78 +1851,66 @@ def _run_passes(prog: _Programme, need_move: bool, floor: int = 0, budget: int |
     low = 1 if need_move else 0
     if not prog.lean or prog.objective == "points":
         return prog.solve(max(low, floor), budget=budget)
-    # 1. Depth first at the bound: on a full table nearly every rack tile fits. Then a short
-    #    branch and bound for a plan that keeps more of the table as it lies.
-    if not prog.jtot and _NJ_RELAXED_FIRST:
-        hb = prog.bounds()
-        top = sum(hb[c][0].get(0, _NEG) for c in range(4))
-        if top < low:
-            return None
-        plan = prog.search(0, _CLIMB_BUDGET, relaxed=True)
-        if plan is not None:
-            return prog.improve(plan, _IMPROVE_BUDGET, 0, relaxed=True) if _IMPROVE_BUDGET else plan
-    else:
-        if prog.jtot and _J_MODE == "B":
-            prog.joker_needs(_J_K)
-        plan = None if (prog.jtot and _J_MODE == "C") else prog.search(0, _FIRST_BUDGET if prog.jtot else _CLIMB_BUDGET)
-        if plan is None and prog.jtot and _J_MODE == "H" and not prog.search_complete:
-            prog.joker_needs(min(_J_K, prog.ub[1] + prog.lean_bonus))
-            plan = prog.search(0, _SECOND_BUDGET)
-        if plan is not None:
-            if (plan.score >> _P_SHIFT) < low:
-                return None
-            return prog.improve(plan, _IMPROVE_BUDGET) if _IMPROVE_BUDGET else plan
     if not prog.jtot:
-        # 2. Without jokers: depth first again, measuring misses against the relaxed bound
-        #    (Programme.bounds), one more tile left out per pass; the first plan found is the
-        #    best. Then the same short branch and bound for the tie-break.
-        hb = prog.bounds()
-        top = sum(hb[c][0].get(0, _NEG) for c in range(4))
-        if top < low:
-            return None
-        best, slack, spent = None, top - low, 0
-        while slack >= 0:
-            found = prog.search(slack, _RELAXED_BUDGET - spent, relaxed=True)
-            spent += prog.steps
-            if found is not None:
-                best = found
-                slack = top - (found.score >> _P_SHIFT) - 1
-                continue
-            if not prog.search_complete:
-                return prog.solve(low, use_h=True)
-            break
-        if best is None:
-            return None
-        return prog.improve(best, _RELAXED_IMPROVE, top - (best.score >> _P_SHIFT), relaxed=True) if _RELAXED_IMPROVE else best
-    # 2. Climb: a depth-first search finds a plan beating the last one quickly when there is
-    #    one; the first target it cannot reach is settled exactly, by the search itself or by
-    #    the breadth-first programme pruned to that target (the tightest proof there is).
+        return _joker_free_passes(prog, low)
+    # With jokers, climb: a depth-first search finds a plan beating the last one quickly when
+    # there is one (the first, with any slack, is usually close); the first target it cannot
+    # reach is settled exactly, by the search itself (pruned by the joker needs once a plan
+    # is known) or, past its budget, by the breadth-first programme pruned to that target.
     bound = prog.ub[1] + prog.lean_bonus
     best, value = None, low - 1
     while value < bound:
         target = value + 1
-        found = None
-        complete = False
         if best is not None and prog._need is None:
-            # A short try first: the joker-need table costs about a millisecond on a big table.
-            found = prog.search(bound - target, _NEED_DELAY)
-            complete = prog.search_complete
-            if found is None and not complete:
-                prog.joker_needs(bound - target)
-        if found is None and not complete:
-            found = prog.search(bound - target, _CLIMB_BUDGET)
-            complete = prog.search_complete
+            prog.joker_needs(bound - target)
+        found = prog.search(bound - target, _CLIMB_BUDGET)
         if found is not None:
             best, value = found, found.score >> _P_SHIFT
             continue
-        if not complete:
+        if not prog.search_complete:
             exact = prog.solve(target)
             if exact is not None:
                 best = exact
         break
     if best is not None and value == bound and _IMPROVE_BUDGET:
+        # Every usable rack tile laid: a short branch and bound for a plan that keeps more
+        # of the table as it lies.
         best = prog.improve(best, _IMPROVE_BUDGET)
     return best if best is not None and (best.score >> _P_SHIFT) >= low else None
+
+
+def _joker_free_passes(prog: _Programme, low: int) -> _Plan | None:
+    """Joker-free positions: depth first with misses measured against the relaxed bound
+    (:meth:`_Programme.bounds`). First at the bound itself (on a full table it is met in a
+    few dozen steps, then a short branch and bound keeps more of the table as it lies), then
+    climbing: any plan, then plans leaving out fewer tiles than the last, until a target is
+    ruled out; the last plan found is the best."""
+    hb = prog.bounds()
+    top = sum(hb[c][0].get(0, _NEG) for c in range(4))
+    if top < low:
+        return None
+    plan = prog.search(0, _CLIMB_BUDGET, relaxed=True)
+    if plan is not None:
+        return prog.improve(plan, _IMPROVE_BUDGET, 0, relaxed=True) if _IMPROVE_BUDGET else plan
+    if not prog.search_complete:
+        return prog.solve(low, use_h=True)
+    best, slack, spent = None, top - low, 0
+    while slack >= 0:
+        found = prog.search(slack, _RELAXED_BUDGET - spent, relaxed=True)
+        spent += prog.steps
+        if found is not None:
+            best = found
+            slack = top - (found.score >> _P_SHIFT) - 1
+            continue
+        if not prog.search_complete:
+            # Past the budget: the breadth-first programme, pruned by the relaxed bound.
+            return prog.solve(low, use_h=True)
+        break
+    if best is None:
+        return None
+    if _RELAXED_IMPROVE:
+        best = prog.improve(best, _RELAXED_IMPROVE, top - (best.score >> _P_SHIFT), relaxed=True)
+    return best
 
 
 def best_move(
