@@ -420,3 +420,25 @@ def test_tiny_positions_points_match_brute_force(seed: int) -> None:
     if move:
         assert move.proven
         _assert_valid_move(move, table_tiles, rack)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_random_positions_match_every_joker_placement(seed: int) -> None:
+    """The bounds that prune the depth-first searches (the relaxed per-colour bound, the joker
+    needs, the group floor) never cut the best plan: on random positions, half of them with a
+    joker on the rack, the count equals that of the plain breadth-first programme with every
+    joker placement and no bound but the trivial one."""
+    from referee import solver
+
+    rng = random.Random(3000 + seed)
+    rules = RuleSet.xp() if seed % 8 == 7 else RuleSet.classic()
+    box = _box(rules)
+    old = _random_table(rng, box, rng.randint(2, 9))
+    rack = rng.sample(list(box.elements()), rng.randint(3, 12))
+    if seed % 2 and box[JOKER] and JOKER not in rack:
+        rack[0] = JOKER
+    move = best_move(old, rack, rules=rules)
+    table_count = solver._counts(solver._indices([t for s in old for t in s]))
+    rack_count = solver._counts(solver._indices(rack))
+    plain = solver._Programme(table_count, rack_count, rules, "tiles", None, None, lean=False).solve(1)
+    assert (move.count if move else 0) == (plain.score >> solver._P_SHIFT if plain else 0)
