@@ -6,8 +6,9 @@ programme), on the same positions in the same run.
 Positions default to ``../shared/bench/solver_positions.json`` beside the repository (206
 positions with their optimum). Every position is solved by both solvers in turn, ``--repeat``
 times each, and the fastest time of each is kept (the least disturbed by other work on the
-machine). Prints median and max milliseconds per size class for both, the ratio of medians, and
-checks that our count equals the recorded optimum. The peer is an optional extra
+machine). Prints median and max milliseconds per size class for both, the ratio of medians (also
+per class split into positions with and without a joker), and checks that our count equals the
+recorded optimum. The peer is an optional extra
 (``pip install .[bench]``); without it only our figures are printed.
 """
 
@@ -93,28 +94,31 @@ def run(positions: Sequence[dict[str, Any]], repeat: int = 3, peer: bool = True,
     for p, (table, rack) in zip(positions, parsed):
         ours_ms, move = _time(lambda: best_move(table, rack, rules=rules), repeat, tick)
         count = move.count if move else 0
-        row = {"id": p["id"], "size_class": p["size_class"], "optimum": p["optimum_tiles"], "ours": count, "ours_ms": ours_ms}
+        jokers = sum(t.is_joker for s in table for t in s) + sum(t.is_joker for t in rack)
+        row = {
+            "id": p["id"],
+            "size_class": p["size_class"],
+            "jokers": jokers,
+            "optimum": p["optimum_tiles"],
+            "ours": count,
+            "ours_ms": ours_ms,
+        }
         if peer_fn is not None:
             peer_ms, peer_count = _time(lambda: peer_fn(table, rack), repeat, tick)
             row.update(peer=peer_count, peer_ms=peer_ms)
         rows.append(row)
-    classes: dict[str, dict[str, Any]] = {}
-    for cls in dict.fromkeys(r["size_class"] for r in rows):
-        sub = [r for r in rows if r["size_class"] == cls]
-        entry: dict[str, Any] = {
-            "positions": len(sub),
-            "ours_median_ms": statistics.median(r["ours_ms"] for r in sub),
-            "ours_max_ms": max(r["ours_ms"] for r in sub),
-            "ours_exact": sum(r["ours"] == r["optimum"] for r in sub),
-        }
-        if peer_fn is not None:
-            entry.update(
-                peer_median_ms=statistics.median(r["peer_ms"] for r in sub),
-                peer_max_ms=max(r["peer_ms"] for r in sub),
-                peer_exact=sum(r["peer"] == r["optimum"] for r in sub),
-            )
-            entry["ratio_median"] = entry["peer_median_ms"] / entry["ours_median_ms"]
-        classes[cls] = entry
+    names = dict.fromkeys(r["size_class"] for r in rows)
+    classes = _summarise(rows, [(cls, lambda r, c=cls: r["size_class"] == c) for cls in names], peer_fn is not None)
+    # The same classes split by jokers (table or rack): the two halves differ in kind.
+    split = _summarise(
+        rows,
+        [
+            (f"{cls}, {kind}", lambda r, c=cls, j=with_jokers: r["size_class"] == c and (r["jokers"] > 0) == j)
+            for cls in classes
+            for kind, with_jokers in (("no joker", False), ("jokers", True))
+        ],
+        peer_fn is not None,
+    )
     machine = {
         "python": platform.python_version(),
         "platform": platform.platform(),
@@ -122,22 +126,60 @@ def run(positions: Sequence[dict[str, Any]], repeat: int = 3, peer: bool = True,
         "cpus": os.cpu_count(),
         "load_average": os.getloadavg() if hasattr(os, "getloadavg") else None,
     }
-    return {"machine": machine, "repeat": repeat, "clock": clock, "peer": peer_fn is not None, "classes": classes, "positions": rows}
+    return {
+        "machine": machine,
+        "repeat": repeat,
+        "clock": clock,
+        "peer": peer_fn is not None,
+        "classes": classes,
+        "split": split,
+        "positions": rows,
+    }
+
+
+def _summarise(
+    rows: list[dict[str, Any]], groups: list[tuple[str, Callable[[dict[str, Any]], bool]]], peer: bool
+) -> dict[str, dict[str, Any]]:
+    """Median and max milliseconds, exact counts and the ratio of medians per group of rows
+    (groups with no rows are left out)."""
+    classes: dict[str, dict[str, Any]] = {}
+    for cls, member in groups:
+        sub = [r for r in rows if member(r)]
+        if not sub:
+            continue
+        entry: dict[str, Any] = {
+            "positions": len(sub),
+            "ours_median_ms": statistics.median(r["ours_ms"] for r in sub),
+            "ours_max_ms": max(r["ours_ms"] for r in sub),
+            "ours_exact": sum(r["ours"] == r["optimum"] for r in sub),
+        }
+        if peer:
+            entry.update(
+                peer_median_ms=statistics.median(r["peer_ms"] for r in sub),
+                peer_max_ms=max(r["peer_ms"] for r in sub),
+                peer_exact=sum(r["peer"] == r["optimum"] for r in sub),
+            )
+            entry["ratio_median"] = entry["peer_median_ms"] / entry["ours_median_ms"]
+        classes[cls] = entry
+    return classes
 
 
 def _print(report: dict[str, Any]) -> None:
     m = report["machine"]
-    print(f"machine: {m['processor']}, {m['cpus']} cores, Python {m['python']}, load {m['load_average']}")
+    load = ", ".join(f"{x:.2f}" for x in m["load_average"]) if m["load_average"] else "unknown"
+    print(f"machine: {m['processor']}, {m['cpus']} cores, Python {m['python']}, load average {load}")
     print(f"fastest of {report['repeat']} runs per position, milliseconds of {report['clock']} time")
-    head = f"{'class':<10} {'n':>3} {'ours med':>9} {'ours max':>9} {'exact':>6}"
-    if report["peer"]:
-        head += f" {'peer med':>9} {'peer max':>9} {'exact':>6} {'ratio':>7}"
-    print(head)
-    for cls, e in report["classes"].items():
-        line = f"{cls:<10} {e['positions']:>3} {e['ours_median_ms']:>9.2f} {e['ours_max_ms']:>9.2f} {e['ours_exact']:>6}"
+    for title, table in (("class", report["classes"]), ("class, jokers", report["split"])):
+        head = f"{title:<20} {'n':>3} {'ours med':>9} {'ours max':>9} {'exact':>6}"
         if report["peer"]:
-            line += f" {e['peer_median_ms']:>9.2f} {e['peer_max_ms']:>9.2f} {e['peer_exact']:>6} {e['ratio_median']:>6.1f}x"
-        print(line)
+            head += f" {'peer med':>9} {'peer max':>9} {'exact':>6} {'ratio':>7}"
+        print()
+        print(head)
+        for cls, e in table.items():
+            line = f"{cls:<20} {e['positions']:>3} {e['ours_median_ms']:>9.2f} {e['ours_max_ms']:>9.2f} {e['ours_exact']:>6}"
+            if report["peer"]:
+                line += f" {e['peer_median_ms']:>9.2f} {e['peer_max_ms']:>9.2f} {e['peer_exact']:>6} {e['ratio_median']:>6.1f}x"
+            print(line)
     if not report["peer"]:
         print("peer not measured (--no-peer given, or rummikub-solver not installed: pip install .[bench])")
 
