@@ -44,6 +44,7 @@ import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any, Union
 
 from referee.i18n import _
@@ -285,13 +286,12 @@ def _colour_options(
     return tuple((_IDS.id(k[0]), k[1], k[2], v[1], v[0], v[2]) for k, v in best.items())
 
 
-@lru_cache(maxsize=1 << 16)
 def _scored_options(
     sid: int, t: int, r: int, jrem: int, jstart: bool, jmax: int, mode: int, n: int, pts: bool,
     adj: tuple[int, ...], grp: int, sw: tuple[int, ...],
 ) -> list[tuple[int, int, int, int, int, tuple[Any, ...]]]:
     """:func:`_colour_options` with each option's score: (new sid, g, jr, score, value, detail).
-    Shared between solves (most cells of most tables look alike)."""
+    Shared between solves through ``_SCORED`` (most cells of most tables look alike)."""
     top = len(adj) - 1
     stop = len(sw) - 1
     out = []
@@ -335,6 +335,20 @@ def _group_caps(*avail: int) -> tuple[int, ...]:
         caps.append(y)
     return tuple(caps)
 
+
+_CELLS: dict[tuple[Any, ...], int] = {}
+"""Shared between solves: cell arguments (see :meth:`_Programme._cell_id`) -> cell id."""
+_CELL_ARGS: list[tuple[Any, ...]] = []
+_CELLS_GENERATION = [0]
+_SCORED: dict[int, list[tuple[int, int, int, int, int, tuple[Any, ...]]]] = {}
+"""(cell id, sid, jokers left) -> :func:`_scored_options`."""
+_DFS_SORTED: dict[int, list[tuple[int, int, int, int, int, tuple[Any, ...]]]] = {}
+"""(cell id, sid, jokers left) -> options in the depth-first order (:meth:`_Programme._dfs_options`)."""
+_CELLS_MAX = 1 << 15
+"""The shared tables start again past this many cells, when a solve begins (memory stays
+bounded)."""
+_DFS_ORDER = itemgetter(0, 4, 1)
+"""Depth-first order of options: fewest misses, then fewest jokers in runs, then best score."""
 
 _NEED_INF = 1 << 12
 _IDLE_NEED = ((0, 0, 0),)
@@ -585,7 +599,10 @@ class _Programme:
         # Cells where a colour with no open run stays as it is (no tile, no joker start).
         self.idle = [[not (t[c][n] + r[c][n]) and not self.jstart[c][n] for n in range(15)] for c in range(4)]
         # rest_avail[n][c]: the most tiles each colour after c can add to number n's groups.
-        self.rest_avail = [[tuple(min(t[d][n] + r[d][n], 4) for d in range(c + 1, 4)) for c in range(4)] for n in range(15)]
+        self.rest_avail = []
+        for n in range(15):
+            a = (t[0][n] + r[0][n], t[1][n] + r[1][n], t[2][n] + r[2][n], t[3][n] + r[3][n])
+            self.rest_avail.append([a[1:], a[2:], a[3:], ()])
         # Upper bound on what rack tiles at numbers >= n can still add (primary units).
         pts = objective == "points"
         self.ub = [0] * 16
@@ -595,7 +612,15 @@ class _Programme:
         self.old_idx = [_indices(s) for s in old_sets] if old_sets is not None else None
         self.layout = _old_layout(self.old_idx)
         self._proxy()
-        self._opt_cache: dict[tuple[int, int, int, int], list[tuple[int, int, int, int, int, tuple[Any, ...]]]] = {}
+        if len(_CELL_ARGS) > _CELLS_MAX:
+            # The shared tables start again (between solves: no programme holds old ids).
+            _CELLS.clear()
+            _CELL_ARGS.clear()
+            _SCORED.clear()
+            _DFS_SORTED.clear()
+            _CELLS_GENERATION[0] += 1
+        self._cell_ids = [[-1] * 15 for _c in range(4)]
+        self._cell_generation = _CELLS_GENERATION[0]
         self._cells: dict[int, dict[int, list[tuple[int, int, int, tuple[Any, ...]]]]] = {}
         self._dead: dict[int, int] = {}  # depth-first dead ends (node key) -> slack
         self._dfs_cache: dict[int, Any] = {}
@@ -777,14 +802,32 @@ class _Programme:
         self._need = need
         return need
 
-    def _options(self, c: int, n: int, sid: int, jrem: int) -> list[tuple[int, int, int, int, int, tuple[Any, ...]]]:
-        key = (c, n, sid, jrem)
-        got = self._opt_cache.get(key)
-        if got is None:
-            got = self._opt_cache[key] = _scored_options(
-                sid, self.t[c][n], self.r[c][n], jrem, self.jstart[c][n] and jrem > 0, self.jmax, self.mode, n,
+    def _cell_id(self, c: int, n: int) -> int:
+        """A small int naming everything about cell (c, n) that its options depend on, shared
+        between solves (most cells of most tables look alike), so the shared option tables
+        are found by one int rather than by a tuple of arguments."""
+        if self._cell_generation != _CELLS_GENERATION[0]:
+            self._cell_ids = [[-1] * 15 for _c in range(4)]
+            self._cell_generation = _CELLS_GENERATION[0]
+        cid = self._cell_ids[c][n]
+        if cid < 0:
+            args = (
+                self.t[c][n], self.r[c][n], self.jstart[c][n], self.jmax, self.mode, n,
                 self.objective == "points", self.adjw[c][n], self.grpw[c][n], self.startw[c][n],
             )
+            cid = _CELLS.get(args)
+            if cid is None:
+                cid = _CELLS[args] = len(_CELL_ARGS)
+                _CELL_ARGS.append(args)
+            self._cell_ids[c][n] = cid
+        return cid
+
+    def _options(self, c: int, n: int, sid: int, jrem: int) -> list[tuple[int, int, int, int, int, tuple[Any, ...]]]:
+        key = ((self._cell_id(c, n) << _CB | sid) << 4) | jrem
+        got = _SCORED.get(key)
+        if got is None:
+            t, r, jstart, jmax, mode, n, pts, adj, grp, sw = _CELL_ARGS[key >> (_CB + 4)]
+            got = _SCORED[key] = _scored_options(sid, t, r, jrem, jstart and jrem > 0, jmax, mode, n, pts, adj, grp, sw)
         return got
 
     def search(self, slack: int = 0, budget: int = 20000, relaxed: bool = False) -> _Plan | None:
@@ -908,11 +951,13 @@ class _Programme:
         """Options of a cell for the depth-first searches, as (miss, -score, new sid, g, jokers in
         runs, detail): fewest rack tiles left out first, then fewest jokers (spare jokers go where
         they are worth most), then the best score."""
-        want = self.r[c][n] * (n if self.objective == "points" else 1)
-        got = sorted(
-            ((want - (o[3] >> _P_SHIFT), -o[3], o[0], o[1], o[2], o[5]) for o in self._options(c, n, sid, jrem)),
-            key=lambda o: (o[0], o[4], o[1]),
-        )
+        key = ((self._cell_id(c, n) << _CB | sid) << 4) | jrem
+        got = _DFS_SORTED.get(key)
+        if got is None:
+            want = self.r[c][n] * (n if self.objective == "points" else 1)
+            got = [(want - (o[3] >> _P_SHIFT), -o[3], o[0], o[1], o[2], o[5]) for o in self._options(c, n, sid, jrem)]
+            got.sort(key=_DFS_ORDER)
+            _DFS_SORTED[key] = got
         self._dfs_cache[(((c << 4 | n) << _CB | sid) << 4) | jrem] = got
         return got
 
@@ -928,7 +973,8 @@ class _Programme:
                 h1 = after.get(o[0], _NEG)
                 if h1 >= 0:
                     got.append((h0 - (o[3] >> _P_SHIFT) - h1, -o[3], o[0], o[1], o[2], o[5]))
-        got.sort(key=lambda o: (o[0], o[4], o[1]))
+        if len(got) > 1:
+            got.sort(key=_DFS_ORDER)
         self._hcache[(((c << 4 | n) << _CB | sid) << 4) | jrem] = got
         return got
 
