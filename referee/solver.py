@@ -147,16 +147,23 @@ def _coerce_tile(item: Any) -> Tile:
     raise SolverError(_("{item!r} is not a tile: give Tile values or codes such as 'R7' or 'J'").format(item=item))
 
 
+def _canonical(tiles: list[Tile]) -> list[Tile]:
+    """The same tiles as the solver's own instances (equal values), so that the bookkeeping
+    after the solve finds their indices by identity."""
+    by_index = _BY_INDEX
+    return [by_index[x] for x in _indices(tiles)]
+
+
 def _read_table(table: TableInput) -> tuple[list[list[Tile]] | None, list[Tile]]:
     """(sets or None for a bare multiset, all table tiles)."""
     if isinstance(table, str):
-        sets = parse_table(table)
+        sets = [_canonical(s) for s in parse_table(table)]
         return sets, [t for s in sets for t in s]
     items = list(table)
     if not items:
         return [], []
     if all(isinstance(x, (Tile, str)) and not (isinstance(x, str) and len(x.split()) > 1) for x in items):
-        tiles = [_coerce_tile(x) for x in items]
+        tiles = _canonical([_coerce_tile(x) for x in items])
         return None, tiles
     sets: list[list[Tile]] = []
     for s in items:
@@ -164,14 +171,14 @@ def _read_table(table: TableInput) -> tuple[list[list[Tile]] | None, list[Tile]]
             raise SolverError(_("the table mixes sets and loose tiles: give a list of sets or a list of tiles"))
         tiles = parse_tiles(s) if isinstance(s, str) else [_coerce_tile(x) for x in s]
         if tiles:
-            sets.append(tiles)
+            sets.append(_canonical(tiles))
     return sets, [t for s in sets for t in s]
 
 
 def _read_rack(rack: Sequence[Tile] | str) -> list[Tile]:
     if isinstance(rack, str):
-        return parse_tiles(rack)
-    return [_coerce_tile(x) for x in rack]
+        return _canonical(parse_tiles(rack))
+    return _canonical([_coerce_tile(x) for x in rack])
 
 
 def _counts(indices: Iterable[int]) -> list[int]:
