@@ -635,6 +635,7 @@ class _Programme:
         self._hcache: dict[int, Any] = {}
         self._hb: list[Any] | None = None
         self._need: list[Any] | None = None
+        self._need_most = -1
         self.steps = 0
         """Steps the last :meth:`search` took."""
         self.search_complete = False
@@ -750,7 +751,8 @@ class _Programme:
     def joker_needs(self, most: int) -> list[list[dict[int, list[int]]]]:
         """Positions with jokers: ``need[c][n][sid][k]``, the fewest joker halves colour c needs
         to go on from run state sid after number n, leaving out at most k (<= ``most``) of its
-        rack tiles above n (a missing state: no way on).
+        rack tiles above n (a missing state: no way on with the jokers there are). Searches
+        leaving out at most ``most`` tiles use it.
 
         A joker in a run counts two halves. A joker in a group counts one half for each
         colour in that group, and a lean group with jokers has exactly three tiles, so it
@@ -807,6 +809,7 @@ class _Programme:
             vals.reverse()
             need.append(vals)
         self._need = need
+        self._need_most = most
         return need
 
     def _cell_id(self, c: int, n: int) -> int:
@@ -859,8 +862,8 @@ class _Programme:
         pts = self.objective == "points"
 
         options = self._hdfs_options if relaxed else self._dfs_options
-        need = self._need if self.jtot else None
-        needk = len(need[0][0][0]) - 1 if need is not None else -1
+        # The joker needs hold for searches leaving out no more than the table was made for.
+        need = self._need if self._need is not None and slack <= self._need_most else None
 
         # Node keys: the programme key with the cell (n, c) in the bits above it.
         cell_shift = _S_SHIFT + 8
@@ -888,7 +891,7 @@ class _Programme:
                 node = nk | ((n + 1) << 3) << cell_shift
                 if dead.get(node, -1) >= slack:
                     return None
-                if need is not None and slack <= needk:
+                if need is not None:
                     # Too few jokers left for what the colours need (joker_needs).
                     jl = 2 * (jcap - used)
                     for cc in range(4):
@@ -1818,11 +1821,12 @@ def _solve_plan(
     return _build_sets(prog, plan, old_sets), plan.score >> _P_SHIFT
 
 
-_IMPROVE_BUDGET = 1000
-"""Steps the branch and bound may spend on keeping more of the table. Measured on the large
-positions: moved tiles median 9 without it, 8 with 1,000 steps (+1 ms), 7 with 2,000 (+2 ms),
-6.5 with 3,000 (+3 ms); the exact tie-break of the breadth-first programme gives 6 at 30-50 times
-the cost. 1,000 keeps large tables well inside the speed target."""
+_IMPROVE_PER_TILE = 15
+"""Steps the branch and bound may spend on keeping more of the table, per table tile: the
+bigger the table, the more a better arrangement saves the player. Measured: on the large
+positions (about 70 tiles, so about 1,000 steps) moved tiles median 9 without it and 8 with
+1,000 steps (+1 ms; 7 with 2,000, the exact tie-break of the breadth-first programme 6 at 30-50
+times the cost); on mid tables (about 30 tiles) 300 steps and 1,000 move as many tiles."""
 _RELAXED_IMPROVE = 0
 """Steps of branch and bound for the tie-break after the joker-free climb (measured on mid and
 mid_r24: 300 steps cost 0.3 ms a position for 0.14 fewer tiles moved; the target wins)."""
@@ -1925,10 +1929,10 @@ def _run_passes(prog: _Programme, need_move: bool, floor: int = 0, budget: int |
             if exact is not None:
                 best = exact
         break
-    if best is not None and value == bound and _IMPROVE_BUDGET:
+    if best is not None and value == bound and _IMPROVE_PER_TILE:
         # Every usable rack tile laid: a short branch and bound for a plan that keeps more
         # of the table as it lies.
-        best = prog.improve(best, _IMPROVE_BUDGET)
+        best = prog.improve(best, _IMPROVE_PER_TILE * prog.table_size)
     return best if best is not None and (best.score >> _P_SHIFT) >= low else None
 
 
@@ -1944,7 +1948,7 @@ def _joker_free_passes(prog: _Programme, low: int) -> _Plan | None:
         return None
     plan = prog.search(0, _CLIMB_BUDGET, relaxed=True)
     if plan is not None:
-        return prog.improve(plan, _IMPROVE_BUDGET, 0, relaxed=True) if _IMPROVE_BUDGET else plan
+        return prog.improve(plan, _IMPROVE_PER_TILE * prog.table_size, 0, relaxed=True) if _IMPROVE_PER_TILE else plan
     if not prog.search_complete:
         return prog.solve(low, use_h=True)
     best, slack, spent = None, top - low, 0
