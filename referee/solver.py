@@ -1915,11 +1915,20 @@ def _run_passes(prog: _Programme, need_move: bool, floor: int = 0, budget: int |
     # reach is settled exactly, by the search itself (pruned by the joker needs once a plan
     # is known) or, past its budget, by the breadth-first programme pruned to that target.
     bound = prog.ub[1] + prog.lean_bonus
+    top = bound  # the most that can be laid, lowered by the joker needs once known
     best, value = None, low - 1
-    while value < bound:
+    while value < top:
         target = value + 1
         if best is not None and prog._need is None:
-            prog.joker_needs(bound - target)
+            need = prog.joker_needs(bound - target)
+            # Leaving out k tiles in all leaves out at most k of each colour: where even that
+            # needs more jokers than there are, no plan leaves out k or fewer.
+            k = 0
+            while k <= bound - target and sum(need[c][0][0][k] for c in range(4)) > 2 * prog.jtot:
+                k += 1
+            top = bound - k
+            if value >= top:
+                break
         found = prog.search(bound - target, _CLIMB_BUDGET)
         if found is not None:
             best, value = found, found.score >> _P_SHIFT
