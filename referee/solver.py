@@ -1947,19 +1947,15 @@ def _run_passes(prog: _Programme, need_move: bool, floor: int = 0, budget: int |
 
 def _joker_free_passes(prog: _Programme, low: int) -> _Plan | None:
     """Joker-free positions: depth first with misses measured against the relaxed bound
-    (:meth:`_Programme.bounds`). First at the bound itself (on a full table it is met in a
-    few dozen steps, then a short branch and bound keeps more of the table as it lies), then
-    climbing: any plan, then plans leaving out fewer tiles than the last, until a target is
-    ruled out; the last plan found is the best."""
+    (:meth:`_Programme.bounds`), climbing: any plan (options that lose least against the bound
+    tried first, so on a full table this is usually already the plan laying every usable
+    tile), then plans leaving out fewer tiles than the last, until a target is ruled out; the
+    last plan found is the best. A plan meeting the bound then gets a short branch and bound
+    for one that keeps more of the table as it lies."""
     hb = prog.bounds()
     top = sum(hb[c][0].get(0, _NEG) for c in range(4))
     if top < low:
         return None
-    plan = prog.search(0, _CLIMB_BUDGET, relaxed=True)
-    if plan is not None:
-        return prog.improve(plan, _IMPROVE_PER_TILE * prog.table_size, 0, relaxed=True) if _IMPROVE_PER_TILE else plan
-    if not prog.search_complete:
-        return prog.solve(low, use_h=True)
     best, slack, spent = None, top - low, 0
     while slack >= 0:
         found = prog.search(slack, _RELAXED_BUDGET - spent, relaxed=True)
@@ -1974,6 +1970,8 @@ def _joker_free_passes(prog: _Programme, low: int) -> _Plan | None:
         break
     if best is None:
         return None
+    if (best.score >> _P_SHIFT) == top and _IMPROVE_PER_TILE:
+        return prog.improve(best, _IMPROVE_PER_TILE * prog.table_size, 0, relaxed=True)
     if _RELAXED_IMPROVE:
         best = prog.improve(best, _RELAXED_IMPROVE, top - (best.score >> _P_SHIFT), relaxed=True)
     return best
