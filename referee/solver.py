@@ -11,11 +11,14 @@ colour, the multiset of runs still open (length 1, 2 or "3 or more", plus runs s
 jokers), the jokers placed so far and, inside one number, what the groups of that number need.
 Every table tile must be used; rack tiles may be; a run of length 1 or 2 must go on. The colours
 of one number are handled one after the other ("profile" DP), so a number costs states x options,
-never options to the fourth power. Passes: a depth-first search for a plan laying every usable
-rack tile (the bound; on a full table it is found in a few hundred steps); else the programme
-breadth first, pruning states that cannot reach a target even if every remaining rack tile were
-laid; with jokers, climbing instead: depth-first searches for ever better plans until a target
-is ruled out (by the search itself, or exactly by the programme pruned to that target).
+never options to the fourth power. The tiles objective is searched depth first on that
+programme's states, climbing: any plan, then plans leaving out fewer rack tiles than the last,
+until a target is ruled out (by the search running out of options, or past a step budget by the
+breadth-first programme pruned to that target). What makes the searches short: a relaxed bound
+per colour (runs exact, groups only counted) orders and prunes the joker-free searches; with
+jokers, the fewest jokers each colour still needs prunes them; and a choice is dropped as soon
+as its number's groups would need more jokers than are left. A plan laying every usable tile
+then gets a short branch and bound for one that keeps more of the table as it lies.
 
 Jokers follow RULES.md section 5 as the rule books allow them: a joker may stand anywhere in a run
 or a group (a group of 4, either end of a run, two jokers in one set); a set of only jokers is not
@@ -33,7 +36,9 @@ looks for better within a budget (``Move.proven`` says if it finished).
 
 Ties are broken towards the move that disturbs the table least (an estimate kept in the programme:
 old run joints kept, weighted by how many tiles a break there would move, and old group places
-kept), then towards more points (or more tiles when points are the objective). The reported
+kept), then towards more points (or more tiles when points are the objective): exactly by the
+breadth-first programme (points objective), within a step budget by the depth-first searches
+(their option order, and the branch and bound on plans meeting the bound). The reported
 ``moved`` tiles and the ``steps`` are computed exactly from the arrangement found, matching each
 new set to the old set it shares most tiles with.
 """
@@ -1084,7 +1089,8 @@ class _Programme:
 
         ``joker_cap`` (lean mode only): at most this many jokers placed by the programme itself
         (the rest are spare and laid afterwards). ``budget``: raise :class:`_OutOfBudget` once
-        this many states have been expanded."""
+        this many states have been expanded. ``use_h`` (lean tiles, no jokers): prune with the
+        relaxed bound of :meth:`bounds` rather than "every remaining rack tile"."""
         lean = self.lean
         pts = self.objective == "points"
         # Lean tiles: every joker is placed as if from the table (no score): the rack jokers all
@@ -1827,9 +1833,6 @@ bigger the table, the more a better arrangement saves the player. Measured: on t
 positions (about 70 tiles, so about 1,000 steps) moved tiles median 9 without it and 8 with
 1,000 steps (+1 ms; 7 with 2,000, the exact tie-break of the breadth-first programme 6 at 30-50
 times the cost); on mid tables (about 30 tiles) 300 steps and 1,000 move as many tiles."""
-_RELAXED_IMPROVE = 0
-"""Steps of branch and bound for the tie-break after the joker-free climb (measured on mid and
-mid_r24: 300 steps cost 0.3 ms a position for 0.14 fewer tiles moved; the target wins)."""
 _RELAXED_BUDGET = 20000
 """Steps the depth-first passes against the relaxed bound may take in all (joker-free
 positions) before the breadth-first programme settles the position."""
@@ -1971,9 +1974,9 @@ def _joker_free_passes(prog: _Programme, low: int) -> _Plan | None:
     if best is None:
         return None
     if (best.score >> _P_SHIFT) == top and _IMPROVE_PER_TILE:
+        # (Below the bound a branch and bound is not worth its time: measured on mid and
+        # mid_r24, 300 steps cost 0.3 ms a position for 0.14 fewer tiles moved.)
         return prog.improve(best, _IMPROVE_PER_TILE * prog.table_size, 0, relaxed=True)
-    if _RELAXED_IMPROVE:
-        best = prog.improve(best, _RELAXED_IMPROVE, top - (best.score >> _P_SHIFT), relaxed=True)
     return best
 
 
@@ -1996,8 +1999,9 @@ def best_move(
     (``opened=False``) only sets made from the rack count, together worth at least
     ``rules.opening_minimum``, jokers only if ``rules.jokers_in_opening``; the table is untouched.
     Among equally good moves the solver prefers one that moves few table tiles to another set
-    (a tie-break score kept exactly by the breadth-first programme, and by a short branch and
-    bound on full tables; ``Move.moved`` lists the tiles that do move).
+    (a tie-break score: the depth-first searches try the choices that keep the table as it lies
+    first, and a move laying every usable rack tile gets a short branch and bound on it; the
+    points objective keeps it exactly; ``Move.moved`` lists the tiles that do move).
 
     Raises :class:`SolverError` for more copies of a tile or more jokers than ``rules`` has, an
     unknown objective, or something that is not a tile (:class:`~referee.tiles.TileError`).
