@@ -1827,12 +1827,19 @@ def _solve_plan(
     return _build_sets(prog, plan, old_sets), plan.score >> _P_SHIFT
 
 
-_IMPROVE_PER_TILE = 15
-"""Steps the branch and bound may spend on keeping more of the table, per table tile: the
-bigger the table, the more a better arrangement saves the player. Measured: on the large
+_IMPROVE_SCALE = 5
+"""The branch and bound for keeping more of the table may spend (table tiles)^2 / this many
+steps: the ways to rearrange a table grow much faster than the table. Measured: on the large
 positions (about 70 tiles, so about 1,000 steps) moved tiles median 9 without it and 8 with
-1,000 steps (+1 ms; 7 with 2,000, the exact tie-break of the breadth-first programme 6 at 30-50
-times the cost); on mid tables (about 30 tiles) 300 steps and 1,000 move as many tiles."""
+1,000 steps (+1 ms; 7 with 2,000; the exact tie-break of the breadth-first programme 6 at 30-50
+times the cost); on small and mid tables (12-33 tiles) the search order alone moves as few
+tiles as 1,000 steps of branch and bound do."""
+
+
+def _improve_budget(prog: _Programme) -> int:
+    return prog.table_size * prog.table_size // _IMPROVE_SCALE
+
+
 _RELAXED_BUDGET = 20000
 """Steps the depth-first passes against the relaxed bound may take in all (joker-free
 positions) before the breadth-first programme settles the position."""
@@ -1941,10 +1948,10 @@ def _run_passes(prog: _Programme, need_move: bool, floor: int = 0, budget: int |
             if exact is not None:
                 best = exact
         break
-    if best is not None and value == bound and _IMPROVE_PER_TILE:
+    if best is not None and value == bound and _IMPROVE_SCALE:
         # Every usable rack tile laid: a short branch and bound for a plan that keeps more
         # of the table as it lies.
-        best = prog.improve(best, _IMPROVE_PER_TILE * prog.table_size)
+        best = prog.improve(best, _improve_budget(prog))
     return best if best is not None and (best.score >> _P_SHIFT) >= low else None
 
 
@@ -1973,10 +1980,10 @@ def _joker_free_passes(prog: _Programme, low: int) -> _Plan | None:
         break
     if best is None:
         return None
-    if (best.score >> _P_SHIFT) == top and _IMPROVE_PER_TILE:
+    if (best.score >> _P_SHIFT) == top and _IMPROVE_SCALE:
         # (Below the bound a branch and bound is not worth its time: measured on mid and
         # mid_r24, 300 steps cost 0.3 ms a position for 0.14 fewer tiles moved.)
-        return prog.improve(best, _IMPROVE_PER_TILE * prog.table_size, 0, relaxed=True)
+        return prog.improve(best, _improve_budget(prog), 0, relaxed=True)
     return best
 
 
