@@ -1840,6 +1840,10 @@ def _improve_budget(prog: _Programme) -> int:
     return prog.table_size * prog.table_size // _IMPROVE_SCALE
 
 
+_NEED_DELAY = 1000
+"""With more than two jokers, steps (per joker over two) a climbing search may take before the
+joker-need table is built (measured on random XP positions with 3-4 jokers: the table took
+10-40 ms where a search without it settled the target in a few hundred steps)."""
 _RELAXED_BUDGET = 20000
 """Steps the depth-first passes against the relaxed bound may take in all (joker-free
 positions) before the breadth-first programme settles the position."""
@@ -1929,6 +1933,15 @@ def _run_passes(prog: _Programme, need_move: bool, floor: int = 0, budget: int |
     best, value = None, low - 1
     while value < top:
         target = value + 1
+        if best is not None and prog._need is None and prog.jtot > 2:
+            # The joker-need table costs about a millisecond with two jokers but tens with
+            # three or four (XP): first a search without it, which often settles the target.
+            found = prog.search(bound - target, _NEED_DELAY * (prog.jtot - 2))
+            if found is not None:
+                best, value = found, found.score >> _P_SHIFT
+                continue
+            if prog.search_complete:
+                break
         if best is not None and prog._need is None:
             need = prog.joker_needs(bound - target)
             # Leaving out k tiles in all leaves out at most k of each colour: where even that
