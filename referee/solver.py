@@ -68,7 +68,7 @@ _TILE = [[Tile(col, n) if n else JOKER for n in range(14)] for col in _COLOURS] 
 # the other objective, in one int so the programme compares with one ">".
 _P_SHIFT = 22
 _X_SHIFT = 11
-_NP_MASK = (1 << _P_SHIFT) - 1
+_NP_MASK = (1 << _P_SHIFT) - 1  # the tie-break parts of a score
 
 
 class SolverError(ValueError):
@@ -318,6 +318,7 @@ def _scored_options(
 
 
 _NEG = -(1 << 20)
+"""Relaxed bound of a state from which a colour cannot finish."""
 
 
 @lru_cache(maxsize=1 << 16)
@@ -332,6 +333,7 @@ def _relaxed_steps(sid: int, t: int, r: int, gcap: int) -> tuple[tuple[int, int]
 
 
 _IDLE_STEP = ((0, 0),)
+"""Relaxed step of a colour with nothing open at a number without its tiles."""
 
 
 @lru_cache(maxsize=1 << 12)
@@ -363,7 +365,9 @@ _DFS_ORDER = itemgetter(0, 4, 1)
 """Depth-first order of options: fewest misses, then fewest jokers in runs, then best score."""
 
 _NEED_INF = 1 << 12
+"""Joker need of a way that cannot finish."""
 _IDLE_NEED = ((0, 0, 0),)
+"""Joker-need step of a colour with nothing open at a number without its tiles."""
 
 
 @lru_cache(maxsize=1 << 16)
@@ -498,7 +502,7 @@ class _StateIds:
 
 
 _IDS = _StateIds()
-_CLOSED = _IDS.closed
+_CLOSED = _IDS.closed  # _CLOSED[sid]: every open run of the state may end here
 
 # Key layout (one int): colour states in bits 0-39 (10 each), joker state 40-47, opening value
 # 48-59, then per-number scratch: jokers put in runs 60-63, most tiles of one colour in groups
@@ -1837,6 +1841,7 @@ tiles as 1,000 steps of branch and bound do."""
 
 
 def _improve_budget(prog: _Programme) -> int:
+    """Steps of tie-break branch and bound for this programme's table (see _IMPROVE_SCALE)."""
     return prog.table_size * prog.table_size // _IMPROVE_SCALE
 
 
