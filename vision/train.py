@@ -128,6 +128,9 @@ def finish_detector(best: Path, args: argparse.Namespace, minutes: float, result
     onnx_path = Path(model.export(format="onnx", imgsz=args.imgsz, simplify=True, dynamic=False, opset=17))
     target = out / f"{name}.onnx"
     shutil.copyfile(onnx_path, target)
+    from vision.onnx_compact import compact
+
+    compact(target)  # float16 storage, float32 compute: half the repository weight
     shutil.copyfile(best, out / f"{name}.pt")
     metrics = {}
     box = getattr(results, "box", None) if results is not None else None
