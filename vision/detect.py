@@ -35,7 +35,7 @@ class ModelMissingError(FileNotFoundError):
 class DetectorSettings:
     """Thresholds of the detection stage (defaults measured on the real validation split)."""
 
-    min_score: float = 0.25
+    min_score: float = 0.5
     """Detector confidence below which a box is dropped before reading."""
     nms_iou: float = 0.5
     """Boxes overlapping more than this (IoU) with a better one are duplicates."""
