@@ -1831,18 +1831,18 @@ def _solve_plan(
     return _build_sets(prog, plan, old_sets), plan.score >> _P_SHIFT
 
 
-_IMPROVE_SCALE = 5
-"""The branch and bound for keeping more of the table may spend (table tiles)^2 / this many
-steps: the ways to rearrange a table grow much faster than the table. Measured: on the large
-positions (about 70 tiles, so about 1,000 steps) moved tiles median 9 without it and 8 with
-1,000 steps (+1 ms; 7 with 2,000; the exact tie-break of the breadth-first programme 6 at 30-50
-times the cost); on small and mid tables (12-33 tiles) the search order alone moves as few
-tiles as 1,000 steps of branch and bound do."""
+_IMPROVE_FROM = 30
+"""The branch and bound for keeping more of the table may spend 0.6 * (table tiles - this)^2
+steps: nothing on tables of 30 tiles or fewer, where the search order alone moved as few tiles
+as 1,000 steps of it (small, mid and mid_r24 positions), about 1,000 on a large table of 70.
+Measured on the large positions: moved tiles median 9 without it, 7-8 with 1,000 steps (+1 ms;
+the exact tie-break of the breadth-first programme gives 6 at 30-50 times the cost)."""
 
 
 def _improve_budget(prog: _Programme) -> int:
-    """Steps of tie-break branch and bound for this programme's table (see _IMPROVE_SCALE)."""
-    return prog.table_size * prog.table_size // _IMPROVE_SCALE
+    """Steps of tie-break branch and bound for this programme's table (see _IMPROVE_FROM)."""
+    over = max(0, prog.table_size - _IMPROVE_FROM)
+    return over * over * 3 // 5
 
 
 _NEED_DELAY = 1000
@@ -1966,7 +1966,7 @@ def _run_passes(prog: _Programme, need_move: bool, floor: int = 0, budget: int |
             if exact is not None:
                 best = exact
         break
-    if best is not None and value == bound and _IMPROVE_SCALE:
+    if best is not None and value == bound and _improve_budget(prog):
         # Every usable rack tile laid: a short branch and bound for a plan that keeps more
         # of the table as it lies.
         best = prog.improve(best, _improve_budget(prog))
@@ -1998,7 +1998,7 @@ def _joker_free_passes(prog: _Programme, low: int) -> _Plan | None:
         break
     if best is None:
         return None
-    if (best.score >> _P_SHIFT) == top and _IMPROVE_SCALE:
+    if (best.score >> _P_SHIFT) == top and _improve_budget(prog):
         # (Below the bound a branch and bound is not worth its time: measured on mid and
         # mid_r24, 300 steps cost 0.3 ms a position for 0.14 fewer tiles moved.)
         return prog.improve(best, _improve_budget(prog), 0, relaxed=True)
