@@ -75,6 +75,13 @@ class DiceSettings:
 
     detector: DetectorSettings = DetectorSettings(min_score=0.3, nms_iou=0.5, max_none=0.5)
     """Detector confidence, duplicate overlap, and reader P("not a top face") above which a box goes."""
+    zoom_below: float = 0.6
+    """When the dice cover less than this share of the photo, the detector looks a second time at
+    the part of the photo where they lie (dice are small in a 320-pixel view of the whole photo)."""
+    window_scales: tuple[float, ...] = ()
+    """Extra reading windows, relative to the detector's box (empty: read the box only). Measured
+    on the rendered validation split, (1.08, 0.94) lifts per-die accuracy from 0.977 to 0.978 and
+    costs 60 ms a photo here: off by default."""
     weak_extra: float = 0.5
     """With more than nine boxes, extras whose confidence is below this are dropped (with a doubt)."""
     doubt_below: float = 0.85
@@ -295,6 +302,47 @@ class DiceModel(TileModel):
             if card.exists():
                 self.cards[name] = json.loads(card.read_text())
 
+    def read_boxes(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The reader on each box, averaged over the box as found and a slightly larger and smaller one.
+
+        The reader reads the true top-face box better than the detector's box (the detector's box
+        edges wander by up to a tenth of a die); three windows around it average that out, for
+        two more small crops per die.
+        """
+        n = len(boxes_xyxy)
+        if n == 0 or not self.dice_settings.window_scales:
+            return super().read_boxes(image_bgr, boxes_xyxy)
+        b = np.asarray(boxes_xyxy, np.float32)
+        centre, half = (b[:, :2] + b[:, 2:]) / 2, (b[:, 2:] - b[:, :2]) / 2
+        windows = [b] + [np.concatenate([centre - half * f, centre + half * f], axis=1) for f in self.dice_settings.window_scales]
+        probs, p_none, up = super().read_boxes(image_bgr, np.concatenate(windows))
+        k = len(windows)
+        probs = probs.reshape(k, n, -1).mean(axis=0)
+        return probs / probs.sum(axis=1, keepdims=True), p_none.reshape(k, n).mean(axis=0), up[:n]
+
+    def find_dice(self, image_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Top-face boxes (N, 4) xyxy and detector scores, in two passes when the dice are small.
+
+        The first pass sees the whole photo at the detector's input size; dice lying close
+        together on the board are then only a few pixels apart. The second pass looks again at
+        the region around the first pass's boxes (with a margin of two dice), enlarged, and its
+        boxes replace the first pass's.
+        """
+        boxes, scores = self.find_boxes(image_bgr)
+        if len(boxes) == 0:
+            return boxes, scores
+        h, w = image_bgr.shape[:2]
+        side = float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
+        x1, y1 = np.maximum(boxes[:, :2].min(axis=0) - 2 * side, 0)
+        x2, y2 = np.minimum(boxes[:, 2:].max(axis=0) + 2 * side, (w, h))
+        if (x2 - x1) * (y2 - y1) >= self.dice_settings.zoom_below * w * h:
+            return boxes, scores
+        x1, y1, x2, y2 = int(x1), int(y1), int(np.ceil(x2)), int(np.ceil(y2))
+        sub_boxes, sub_scores = self.find_boxes(image_bgr[y1:y2, x1:x2])
+        if len(sub_boxes) == 0:
+            return boxes, scores
+        return sub_boxes + np.array([x1, y1, x1, y1], np.float32), sub_scores
+
     def read_dice(self, image_bgr: np.ndarray) -> DiceReading:
         """Read the top face of every die in an upright BGR photo (see the module doc)."""
         if not isinstance(image_bgr, np.ndarray) or image_bgr.ndim != 3 or image_bgr.shape[2] != 3 or image_bgr.dtype != np.uint8:
@@ -302,7 +350,7 @@ class DiceModel(TileModel):
         s = self.dice_settings
         timing: dict[str, float] = {}
         t0 = time.perf_counter()
-        boxes, scores = self.find_boxes(image_bgr)
+        boxes, scores = self.find_dice(image_bgr)
         t1 = time.perf_counter()
         probs, p_none, _up = self.read_boxes(image_bgr, boxes)
         t2 = time.perf_counter()
