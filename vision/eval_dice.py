@@ -125,9 +125,10 @@ def evaluate_dice(folder: Path, model: Any, limit: int | None = None, progress: 
         dice_total += len(truth)
         dice_right += right
         group = f"{data.get('scene', '?')}/{data.get('background', '?')}"
-        g = by_group.setdefault(group, [0, 0])
+        g = by_group.setdefault(group, [0, 0, 0])
         g[0] += len(truth)
         g[1] += right
+        g[2] += len(unmatched)
         if len(truth) == 9:
             nine_photos += 1
             ok = reading.ok and right == 9 and not unmatched
@@ -148,7 +149,8 @@ def evaluate_dice(folder: Path, model: Any, limit: int | None = None, progress: 
         "fewer_than_nine_flagged": few_flagged / max(few_photos, 1) if few_photos else None,
         "fewer_than_nine_photos": few_photos,
         "ms_per_photo": {"median": float(np.median(t)), "p90": float(np.percentile(t, 90)), "max": float(t.max())},
-        "by_scene_background": {k: {"dice": v[0], "read_accuracy": v[1] / max(v[0], 1)} for k, v in sorted(by_group.items())},
+        "by_scene_background": {k: {"dice": v[0], "read_accuracy": v[1] / max(v[0], 1), "false_boxes": v[2]}
+                                for k, v in sorted(by_group.items())},
         "confusions": [{"truth": a, "read": b, "count": n} for (a, b), n in confusions.most_common(15)],
         "failed_photos": failures[:20],
         "image_size": f"{warm.shape[1]}x{warm.shape[0]} and similar (about 1 MP rendered photos)",
@@ -189,13 +191,21 @@ def evaluate_reader(folder: Path, reader_path: Path, limit: int | None = None) -
             "read_accuracy_decoded": right_decoded / max(n, 1), "called_not_a_top_face": called_none / max(n, 1)}
 
 
+def _shown(path: str) -> str:
+    """A data path as the card shows it: relative to the repository when inside it."""
+    try:
+        return str(Path(path).resolve().relative_to(ROOT))
+    except ValueError:
+        return path
+
+
 def _card_block(r: dict[str, Any], reader: str) -> str:
     d = r["detection"]
     ms = r["ms_per_photo"]
     few = r["fewer_than_nine_flagged"]
     lines = [
         MARK_START,
-        f"Measured {r['date']} with `python -m vision.eval_dice --data {r['data']}` "
+        f"Measured {r['date']} with `python -m vision.eval_dice --data {_shown(r['data'])}` "
         f"(reader: `{reader}`), {r['photos']} photos, {r['dice']} dice:",
         "",
         "| figure | value |",
@@ -209,7 +219,8 @@ def _card_block(r: dict[str, Any], reader: str) -> str:
         f"| time per photo, warm, 2-core CPU (median / p90) | {ms['median']:.0f} ms / {ms['p90']:.0f} ms |",
         "",
         "Read accuracy by scene and background: "
-        + ", ".join(f"{k} {v['read_accuracy']:.3f} ({v['dice']})" for k, v in r["by_scene_background"].items()) + ".",
+        + ", ".join(f"{k} {v['read_accuracy']:.3f} ({v['dice']} dice, {v['false_boxes']} false boxes)"
+                    for k, v in r["by_scene_background"].items()) + ".",
     ]
     if r["confusions"]:
         lines += ["", "Most frequent errors (truth -> read): "
@@ -221,7 +232,8 @@ def _card_block(r: dict[str, Any], reader: str) -> str:
 def write_cards(result: dict[str, Any], models_dir: Path, reader: str) -> None:
     """Put the figures into the model cards and the data set card."""
     summary = {k: result[k] for k in ("data", "photos", "dice", "date", "detection", "per_die_read_accuracy",
-                                       "all_nine_correct", "fewer_than_nine_flagged", "ms_per_photo")}
+                                       "all_nine_correct", "fewer_than_nine_flagged", "ms_per_photo", "by_scene_background")}
+    summary["data"] = _shown(summary["data"])
     summary["reader"] = reader
     for name in ("dice_detector", Path(reader).stem):
         card_path = models_dir / f"{name}.json"
