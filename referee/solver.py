@@ -901,14 +901,25 @@ class _Programme:
                 if dead.get(node, -1) >= slack:
                     return None
                 if need is not None:
-                    # Too few jokers left for what the colours need (joker_needs).
-                    jl = 2 * (jcap - used)
-                    for cc in range(4):
-                        v = need[cc][n].get((nk >> (cb * cc)) & cm)
-                        if v is None:
-                            break
-                        jl -= v[slack]
-                    if jl < 0 or v is None:
+                    # Too few jokers left for what the colours need (joker_needs), the slack
+                    # shared out among the colours as well as it can be.
+                    v0 = need[0][n].get(nk & cm)
+                    v1 = need[1][n].get((nk >> cb) & cm)
+                    v2 = need[2][n].get((nk >> 2 * cb) & cm)
+                    v3 = need[3][n].get((nk >> 3 * cb) & cm)
+                    if v0 is None or v1 is None or v2 is None or v3 is None:
+                        dead[node] = slack
+                        return None
+                    least = v0[0] + v1[0] + v2[0] + v3[0]
+                    if slack == 1:
+                        least -= max(v0[0] - v0[1], v1[0] - v1[1], v2[0] - v2[1], v3[0] - v3[1])
+                    elif slack == 2:
+                        g1 = sorted((v0[0] - v0[1], v1[0] - v1[1], v2[0] - v2[1], v3[0] - v3[1]))
+                        least -= max(v0[0] - v0[2], v1[0] - v1[2], v2[0] - v2[2], v3[0] - v3[2], g1[2] + g1[3])
+                    elif slack:
+                        # (Every colour given the whole slack: weaker, but no sharing out.)
+                        least = v0[slack] + v1[slack] + v2[slack] + v3[slack]
+                    if least > 2 * (jcap - used):
                         dead[node] = slack
                         return None
                 got = rec(n + 1, 0, nk, slack)
