@@ -999,7 +999,11 @@ class _Programme:
         after = hb[n]
         got = []
         if h0 >= 0:
-            for o in self._options(c, n, sid, jrem):
+            cid = self._cell_ids[c][n]
+            opts = _SCORED.get(((cid << _CB | sid) << 4) | jrem) if cid >= 0 and self._cell_generation == _CELLS_GENERATION[0] else None
+            if opts is None:
+                opts = self._options(c, n, sid, jrem)
+            for o in opts:
                 h1 = after.get(o[0], _NEG)
                 if h1 >= 0:
                     got.append((h0 - (o[3] >> _P_SHIFT) - h1, -o[3], o[0], o[1], o[2], o[5]))
@@ -1726,7 +1730,7 @@ def _describe_change(
         for j, (number, s) in enumerate(zip(numbers, new_idx)):
             table_part: list[int] = []
             for pos, x in enumerate(s):
-                if left.get(x, 0) > 0 and (j, pos) not in forced:
+                if left.get(x, 0) > 0 and (not forced or (j, pos) not in forced):
                     left[x] -= 1
                     table_part.append(x)
                 else:
@@ -1771,10 +1775,11 @@ def _describe_change(
         for j, s in enumerate(new_idx):
             keep = kept_of[j]
             for pos, x in enumerate(s):
-                if (j, pos) not in forced and keep.get(x, 0) > 0:
+                free_here = not forced or (j, pos) not in forced
+                if free_here and keep.get(x, 0) > 0:
                     keep[x] -= 1
                     continue
-                src = sources.get(x) if (j, pos) not in forced else None
+                src = sources.get(x) if free_here else None
                 if src:
                     flows.setdefault((numbers[j], src.pop(0)), []).append(x)
                     moved.append(x)
