@@ -46,6 +46,7 @@ new set to the old set it shares most tiles with.
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -351,16 +352,19 @@ def _group_caps(*avail: int) -> tuple[int, ...]:
 
 
 _CELLS: dict[tuple[Any, ...], int] = {}
-"""Shared between solves: cell arguments (see :meth:`_Programme._cell_id`) -> cell id."""
+"""Shared between solves: cell arguments (see :meth:`_Programme._cell_id`) -> cell id. Ids are
+never reused (no clearing), so a solve running in another thread never reads a stale one."""
 _CELL_ARGS: list[tuple[Any, ...]] = []
-_CELLS_GENERATION = [0]
+_CELLS_LOCK = threading.Lock()
+"""Guards the registration of a new cell id (solves may run in several threads)."""
 _SCORED: dict[int, list[tuple[int, int, int, int, int, tuple[Any, ...]]]] = {}
 """(cell id, sid, jokers left) -> :func:`_scored_options`."""
 _DFS_SORTED: dict[int, list[tuple[int, int, int, int, int, tuple[Any, ...]]]] = {}
 """(cell id, sid, jokers left) -> options in the depth-first order (:meth:`_Programme._dfs_options`)."""
 _CELLS_MAX = 1 << 15
-"""The shared tables start again past this many cells, when a solve begins (memory stays
-bounded)."""
+_SHARED_MAX = 1 << 16
+"""Past this many cells (or option lists) the shared tables take no more: later cells are
+computed afresh each time (memory stays bounded; entries are never removed)."""
 _DFS_ORDER = itemgetter(0, 4, 1)
 """Depth-first order of options: fewest misses, then fewest jokers in runs, then best score."""
 
@@ -489,15 +493,19 @@ class _StateIds:
         self.states: list[tuple[int, ...]] = [()]
         self.closed: list[bool] = [True]
         """closed[sid]: every run of the state is 3 or more long (it may end here)."""
+        self.lock = threading.Lock()
 
     def id(self, state: tuple[int, ...]) -> int:
         sid = self.ids.get(state)
         if sid is None:
-            if len(self.states) > _CM:  # never seen in practice: ~60 states classic, ~300 XP
-                raise SolverError(_("too many run patterns for the solver's state keys"))
-            sid = self.ids[state] = len(self.states)
-            self.states.append(state)
-            self.closed.append(all(x == 3 for x in state))
+            with self.lock:  # (solves may run in several threads)
+                sid = self.ids.get(state)
+                if sid is None:
+                    if len(self.states) > _CM:  # never seen in practice: ~60 states classic, ~300 XP
+                        raise SolverError(_("too many run patterns for the solver's state keys"))
+                    self.states.append(state)
+                    self.closed.append(all(x == 3 for x in state))
+                    sid = self.ids[state] = len(self.states) - 1
         return sid
 
 
@@ -628,15 +636,7 @@ class _Programme:
         self.old_idx = [_indices(s) for s in old_sets] if old_sets is not None else None
         self.layout = _old_layout(self.old_idx)
         self._proxy()
-        if len(_CELL_ARGS) > _CELLS_MAX:
-            # The shared tables start again (between solves: no programme holds old ids).
-            _CELLS.clear()
-            _CELL_ARGS.clear()
-            _SCORED.clear()
-            _DFS_SORTED.clear()
-            _CELLS_GENERATION[0] += 1
         self._cell_ids = [[-1] * 15 for _c in range(4)]
-        self._cell_generation = _CELLS_GENERATION[0]
         self._cells: dict[int, dict[int, list[tuple[int, int, int, tuple[Any, ...]]]]] = {}
         self._dead: dict[int, int] = {}  # depth-first dead ends (node key) -> slack
         self._dfs_cache: dict[int, Any] = {}
@@ -824,29 +824,37 @@ class _Programme:
     def _cell_id(self, c: int, n: int) -> int:
         """A small int naming everything about cell (c, n) that its options depend on, shared
         between solves (most cells of most tables look alike), so the shared option tables
-        are found by one int rather than by a tuple of arguments."""
-        if self._cell_generation != _CELLS_GENERATION[0]:
-            self._cell_ids = [[-1] * 15 for _c in range(4)]
-            self._cell_generation = _CELLS_GENERATION[0]
+        are found by one int rather than by a tuple of arguments; -1 once the tables are full
+        (then the cell's options are computed afresh)."""
         cid = self._cell_ids[c][n]
         if cid < 0:
-            args = (
-                self.t[c][n], self.r[c][n], self.jstart[c][n], self.jmax, self.mode, n,
-                self.objective == "points", self.adjw[c][n], self.grpw[c][n], self.startw[c][n],
-            )
-            cid = _CELLS.get(args)
-            if cid is None:
-                cid = _CELLS[args] = len(_CELL_ARGS)
-                _CELL_ARGS.append(args)
+            args = self._cell_args(c, n)
+            cid = _CELLS.get(args, -1)
+            if cid < 0 and len(_CELL_ARGS) < _CELLS_MAX:
+                with _CELLS_LOCK:
+                    cid = _CELLS.get(args, -1)
+                    if cid < 0:
+                        cid = len(_CELL_ARGS)
+                        _CELL_ARGS.append(args)
+                        _CELLS[args] = cid
             self._cell_ids[c][n] = cid
         return cid
 
+    def _cell_args(self, c: int, n: int) -> tuple[Any, ...]:
+        return (
+            self.t[c][n], self.r[c][n], self.jstart[c][n], self.jmax, self.mode, n,
+            self.objective == "points", self.adjw[c][n], self.grpw[c][n], self.startw[c][n],
+        )
+
     def _options(self, c: int, n: int, sid: int, jrem: int) -> list[tuple[int, int, int, int, int, tuple[Any, ...]]]:
-        key = ((self._cell_id(c, n) << _CB | sid) << 4) | jrem
-        got = _SCORED.get(key)
+        cid = self._cell_id(c, n)
+        key = ((cid << _CB | sid) << 4) | jrem
+        got = _SCORED.get(key) if cid >= 0 else None
         if got is None:
-            t, r, jstart, jmax, mode, n, pts, adj, grp, sw = _CELL_ARGS[key >> (_CB + 4)]
-            got = _SCORED[key] = _scored_options(sid, t, r, jrem, jstart and jrem > 0, jmax, mode, n, pts, adj, grp, sw)
+            t, r, jstart, jmax, mode, n, pts, adj, grp, sw = _CELL_ARGS[cid] if cid >= 0 else self._cell_args(c, n)
+            got = _scored_options(sid, t, r, jrem, jstart and jrem > 0, jmax, mode, n, pts, adj, grp, sw)
+            if cid >= 0 and len(_SCORED) < _SHARED_MAX:
+                _SCORED[key] = got  # (the same list whichever thread computes it)
         return got
 
     def search(self, slack: int = 0, budget: int = 20000, relaxed: bool = False) -> _Plan | None:
@@ -981,13 +989,15 @@ class _Programme:
         """Options of a cell for the depth-first searches, as (miss, -score, new sid, g, jokers in
         runs, detail): fewest rack tiles left out first, then fewest jokers (spare jokers go where
         they are worth most), then the best score."""
-        key = ((self._cell_id(c, n) << _CB | sid) << 4) | jrem
-        got = _DFS_SORTED.get(key)
+        cid = self._cell_id(c, n)
+        key = ((cid << _CB | sid) << 4) | jrem
+        got = _DFS_SORTED.get(key) if cid >= 0 else None
         if got is None:
             want = self.r[c][n] * (n if self.objective == "points" else 1)
             got = [(want - (o[3] >> _P_SHIFT), -o[3], o[0], o[1], o[2], o[5]) for o in self._options(c, n, sid, jrem)]
             got.sort(key=_DFS_ORDER)
-            _DFS_SORTED[key] = got
+            if cid >= 0 and len(_DFS_SORTED) < _SHARED_MAX:
+                _DFS_SORTED[key] = got
         self._dfs_cache[(((c << 4 | n) << _CB | sid) << 4) | jrem] = got
         return got
 
@@ -1000,7 +1010,7 @@ class _Programme:
         got = []
         if h0 >= 0:
             cid = self._cell_ids[c][n]
-            opts = _SCORED.get(((cid << _CB | sid) << 4) | jrem) if cid >= 0 and self._cell_generation == _CELLS_GENERATION[0] else None
+            opts = _SCORED.get(((cid << _CB | sid) << 4) | jrem) if cid >= 0 else None
             if opts is None:
                 opts = self._options(c, n, sid, jrem)
             for o in opts:

@@ -442,3 +442,16 @@ def test_random_positions_match_every_joker_placement(seed: int) -> None:
     rack_count = solver._counts(solver._indices(rack))
     plain = solver._Programme(table_count, rack_count, rules, "tiles", None, None, lean=False).solve(1)
     assert (move.count if move else 0) == (plain.score >> solver._P_SHIFT if plain else 0)
+
+
+@needs_positions
+def test_solves_in_threads_match() -> None:
+    """The solver shares its option tables between solves: several threads solving at once get
+    the same moves as one after the other."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    positions = [(parse_table(p["table_melds"]), parse_tiles(p["rack"])) for p in ALL[3::9]]
+    alone = [best_move(table, rack) for table, rack in positions]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        together = list(pool.map(lambda position: best_move(*position), positions * 2))
+    assert together == alone * 2
