@@ -1,15 +1,16 @@
 """Benchmark of the best-move solver against rummikub-solver (den Hertog & Hulshof's integer
 programme), on the same positions in the same run.
 
-    python -m referee.bench [--positions PATH] [--repeat 3] [--no-peer] [--json]
+    python -m referee.bench [--positions PATH] [--repeat 3] [--clock wall|cpu] [--only TEXT]
+                            [--no-peer] [--json]
 
 Positions default to ``../shared/bench/solver_positions.json`` beside the repository (206
 positions with their optimum). Every position is solved by both solvers in turn, ``--repeat``
 times each, and the fastest time of each is kept (the least disturbed by other work on the
 machine). Prints median and max milliseconds per size class for both, the ratio of medians (also
 per class split into positions with and without a joker), and checks that our count equals the
-recorded optimum. The peer is an optional extra
-(``pip install .[bench]``); without it only our figures are printed.
+recorded optimum. The peer is an optional extra (``pip install .[bench]``); without it only our
+figures are printed.
 """
 
 from __future__ import annotations
