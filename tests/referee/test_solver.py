@@ -455,3 +455,17 @@ def test_solves_in_threads_match() -> None:
     with ThreadPoolExecutor(max_workers=4) as pool:
         together = list(pool.map(lambda position: best_move(*position), positions * 2))
     assert together == alone * 2
+
+
+@needs_positions
+def test_bench_reports_classes_and_joker_split() -> None:
+    """``python -m referee.bench`` (without the peer): per class and per class split by jokers,
+    every count checked against the recorded optimum."""
+    from referee.bench import run
+
+    positions = [p for p in ALL if p["id"] in ("small-nJ-000", "small-J-000", "crafted-01")]
+    report = run(positions, repeat=1, peer=False)
+    assert set(report["classes"]) == {"small", "crafted"}
+    assert set(report["split"]) == {"small, no joker", "small, jokers", "crafted, jokers"}
+    assert all(e["ours_exact"] == e["positions"] for e in report["classes"].values())
+    assert [r["jokers"] > 0 for r in report["positions"]] == [False, True, True]
