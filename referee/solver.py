@@ -861,7 +861,11 @@ class _Programme:
         """Lean mode: a plan leaving out at most ``slack`` usable rack tiles, found depth first,
         the options that leave out fewest and keep the table as it lies tried first.
 
-        Where such a plan exists this takes a few hundred steps where the breadth-first
+        ``relaxed`` (joker-free positions): tiles left out are counted against the relaxed bound
+        of :meth:`bounds` rather than against every usable rack tile, so ``slack`` is how far
+        below that bound the plan may fall. With jokers, once :meth:`joker_needs` has been
+        built, searches within its slack turn back where the colours need more jokers than are
+        left. Where such a plan exists this takes a few hundred steps where the breadth-first
         programme builds every partial arrangement. Dead ends are remembered with the slack
         they failed under, across calls. None if there is no such plan (then
         :attr:`search_complete` is True) or the search took more than ``budget`` steps."""
