@@ -78,7 +78,7 @@ def train_dice_reader(args: argparse.Namespace) -> None:
 
     from vision.reader_data import load_dice_samples
     from vision.reader_net import ReaderNet
-    from vision.train_reader import evaluate, export_reader
+    from vision.train_reader import evaluate, export_reader, learning_rate
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -110,8 +110,7 @@ def train_dice_reader(args: argparse.Namespace) -> None:
         return max(step / total, (time.time() - train_start) / budget)
 
     def set_lr() -> None:
-        p = min(progress(), 1.0)
-        lr = args.lr * p / 0.1 if p < 0.1 else args.lr * 0.5 * (1 + math.cos(math.pi * (p - 0.1) / 0.9))
+        lr = learning_rate(args.lr, progress(), warmup=0.1, floor=0.0, start=0.0)
         for group in opt.param_groups:
             group["lr"] = max(lr, args.lr * 1e-3)
     ce_num = nn.CrossEntropyLoss(label_smoothing=0.05)

@@ -135,7 +135,7 @@ def train_reader(args) -> None:
             # budget: a run cut short by --hours still ends with a small learning rate.
             progress = max(step / total, (time.time() - train_start) / budget)
             for group in opt.param_groups:
-                group["lr"] = _learning_rate(args.lr, progress)
+                group["lr"] = learning_rate(args.lr, progress)
             opt.step()
             step += 1
             losses.append(loss.item())
@@ -166,11 +166,17 @@ def train_reader(args) -> None:
     print(f"wrote {out / 'tile_reader.onnx'}; best real-valid exact accuracy {best:.4f}", flush=True)
 
 
-def _learning_rate(peak: float, progress: float, warmup: float = 0.03) -> float:
+def learning_rate(peak: float, progress: float, warmup: float = 0.03, floor: float = 0.02, start: float = 0.05) -> float:
+    """Warm-up from ``start`` x peak, then cosine decay to ``floor`` x peak, over progress 0..1.
+
+    Progress is whichever runs out first, the steps or the time budget, so a run cut short by
+    --hours still ends with a small learning rate (shared by the tile and dice readers).
+    """
+    progress = min(progress, 1.0)
     if progress < warmup:
-        return peak * max(progress / warmup, 0.05)
-    t = min(1.0, (progress - warmup) / (1 - warmup))
-    return peak * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * t)))
+        return peak * max(progress / warmup, start)
+    t = (progress - warmup) / (1 - warmup)
+    return peak * (floor + (1 - floor) * 0.5 * (1 + math.cos(math.pi * t)))
 
 
 def export_reader(net, path: Path, size: int) -> None:
