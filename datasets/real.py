@@ -15,7 +15,7 @@ from pathlib import Path
 
 from referee.tiles import Tile, parse_tile
 
-__all__ = ["REAL_ROOT", "LabelledTile", "LabelledPhoto", "load_split", "real_root", "class_names"]
+__all__ = ["REAL_ROOT", "LabelledTile", "LabelledPhoto", "load_split", "real_root", "class_names", "corrections", "dropped_rows"]
 
 REAL_ROOT = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "rummikub-real-v1"
 CORRECTIONS = Path(__file__).resolve().parent / "labels" / "real_corrections.json"
@@ -77,15 +77,22 @@ def _image_size(path: Path) -> tuple[int, int]:
     return image.shape[1], image.shape[0]
 
 
-def corrections() -> dict[str, dict[int, Tile]]:
-    """Label errors of the shared set, checked by eye: photo name -> {label row: right tile}."""
+def _correction_entries() -> dict[str, dict]:
     import json
 
     data = json.loads(CORRECTIONS.read_text())
-    return {
-        name: {int(row): parse_tile(code) for row, code in entry["rows"].items()}
-        for name, entry in data.items() if isinstance(entry, dict)
-    }
+    return {name: entry for name, entry in data.items() if isinstance(entry, dict)}
+
+
+def corrections() -> dict[str, dict[int, Tile]]:
+    """Label errors of the shared set, checked by eye: photo name -> {label row: right tile}."""
+    return {name: {int(row): parse_tile(code) for row, code in entry.get("rows", {}).items()}
+            for name, entry in _correction_entries().items() if entry.get("rows")}
+
+
+def dropped_rows() -> dict[str, frozenset[int]]:
+    """Label rows that outline no tile of their own (checked by eye): photo name -> label rows."""
+    return {name: frozenset(int(r) for r in entry["drop"]) for name, entry in _correction_entries().items() if entry.get("drop")}
 
 
 def load_split(split: str, root: Path | None = None, corrected: bool = True) -> list[LabelledPhoto]:
@@ -101,15 +108,21 @@ def load_split(split: str, root: Path | None = None, corrected: bool = True) -> 
     names = class_names(root)
     tiles_by_class = [parse_tile(n) for n in names]
     fixes = corrections() if corrected else {}
+    drops = dropped_rows() if corrected else {}
     photos = []
     for image_path in sorted((root / split / "images").glob("*.jpg")):
         label_path = root / split / "labels" / (image_path.stem + ".txt")
         width, height = _image_size(image_path)
         tiles = []
+        drop = drops.get(image_path.name, frozenset())
         if label_path.exists():
+            row_index = -1
             for row in label_path.read_text().split("\n"):
                 parts = row.split()
                 if len(parts) < 5:
+                    continue
+                row_index += 1
+                if row_index in drop:
                     continue
                 cls = int(parts[0])
                 coords = [float(v) for v in parts[1:]]
@@ -117,7 +130,7 @@ def load_split(split: str, root: Path | None = None, corrected: bool = True) -> 
                     cx, cy, w, h = coords
                     coords = [cx - w / 2, cy - h / 2, cx + w / 2, cy - h / 2, cx + w / 2, cy + h / 2, cx - w / 2, cy + h / 2]
                 poly = tuple((coords[i] * width, coords[i + 1] * height) for i in range(0, len(coords) - 1, 2))
-                tile = fixes.get(image_path.name, {}).get(len(tiles), tiles_by_class[cls])
+                tile = fixes.get(image_path.name, {}).get(row_index, tiles_by_class[cls])
                 tiles.append(LabelledTile(tile, poly))
         photos.append(LabelledPhoto(image_path, label_path, width, height, tuple(tiles)))
     return photos

@@ -32,3 +32,21 @@ def test_every_correction_points_at_an_existing_row() -> None:
     for name, rows in fixes.items():
         assert name in by_name
         assert max(rows) < len(by_name[name].tiles)
+
+
+def test_a_second_outline_over_one_tile_is_dropped() -> None:
+    def photo(corrected: bool) -> real.LabelledPhoto:
+        return next(p for p in real.load_split("test", corrected=corrected) if p.image_path.name.startswith("rummy4-17_"))
+
+    raw, fixed = photo(False), photo(True)
+    assert len(raw.tiles) == 55 and len(fixed.tiles) == 54
+    assert Counter(t.tile.code for t in raw.tiles)["K13"] == 2
+    assert Counter(t.tile.code for t in fixed.tiles)["K13"] == 1
+    # every other row is kept, in file order
+    assert [t.polygon_xy for t in fixed.tiles] == [t.polygon_xy for i, t in enumerate(raw.tiles) if i != 38]
+
+
+def test_every_drop_points_at_an_existing_row() -> None:
+    by_name = {p.image_path.name: p for split in real.SPLITS for p in real.load_split(split, corrected=False)}
+    for name, rows in real.dropped_rows().items():
+        assert name in by_name and max(rows) < len(by_name[name].tiles)
