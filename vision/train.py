@@ -1,11 +1,12 @@
-"""Training from scratch, offline, on this CPU: ``python -m vision.train detector|reader``.
+"""Training from scratch, offline, on this CPU: ``python -m vision.train all|detector|reader``.
 
 Two networks share the work (see models/README.md for the measured comparison):
 
 * the **detector**, a one-class YOLO ("tile") on a downscaled photo: where the tiles are;
 * the **reader**, a small CNN on crops cut from the full-resolution photo: number, colour, joker.
 
-Each command writes weights (ONNX for serving, .pt for resuming) and a model card to ``models/``.
+Each command writes weights (ONNX for serving, .pt for resuming) and a model card to ``models/``;
+``all`` trains both, one after the other, under one time budget (:mod:`vision.train_all`).
 """
 
 from __future__ import annotations
@@ -28,13 +29,15 @@ WORK = ROOT / "data"
 # --------------------------------------------------------------------------- detector data
 
 def export_detector_data(out: Path, sources: list[str], synthetic_dir: Path | None = None,
-                         dice_dir: Path | None = None, synthetic_images: int | None = None) -> Path:
+                         dice_dir: Path | None = None, synthetic_images: int | None = None, real_repeat: int = 1) -> Path:
     """Write an ultralytics data folder with one class ("tile") and return its data.yaml.
 
     Real photos are linked, not copied; labels keep the polygons (ultralytics derives tight boxes
     from them after its rotation augmentation). The source ``dice`` (rendered Rummikub Dice scenes,
     ``python -m datasets.synth_dice``) trains a separate detector whose one class is a die's top
-    face; it cannot be mixed with the tile sources.
+    face; it cannot be mixed with the tile sources. ``real_repeat`` links every real training photo
+    that many times (augmentation makes each showing different): with many rendered scenes beside
+    them, the real photos would otherwise be a small share of an epoch.
     """
     from datasets import real
 
@@ -47,6 +50,9 @@ def export_detector_data(out: Path, sources: list[str], synthetic_dir: Path | No
         (out / split / "images").mkdir(parents=True)
         (out / split / "labels").mkdir(parents=True)
     counts = {"train": 0, "val": 0}
+
+    if real_repeat < 1:
+        raise SystemExit("--real-repeat must be 1 or more")
 
     def add(split: str, image: Path, rows: list[str], prefix: str) -> None:
         name = f"{prefix}_{image.stem}"
@@ -61,7 +67,8 @@ def export_detector_data(out: Path, sources: list[str], synthetic_dir: Path | No
                 for t in photo.tiles:
                     coords = " ".join(f"{x / photo.width:.6f} {y / photo.height:.6f}" for x, y in t.polygon_xy)
                     rows.append(f"0 {coords}")
-                add(target, photo.image_path, rows, "real")
+                for k in range(real_repeat if target == "train" else 1):
+                    add(target, photo.image_path, rows, "real" if k == 0 else f"real{k + 1}")
     if "synthetic" in sources:
         if synthetic_dir is None or not synthetic_dir.is_dir():
             raise SystemExit(f"synthetic data not found at {synthetic_dir}: render it first (python -m datasets.synth)")
@@ -92,7 +99,8 @@ def train_detector(args: argparse.Namespace) -> None:
     work = Path(args.work)
     data_yaml = export_detector_data(work / args.name / "data", args.data.split(","), Path(args.synthetic) if args.synthetic else None,
                                      Path(args.dice) if getattr(args, "dice", None) else None,
-                                     synthetic_images=getattr(args, "synthetic_images", None))
+                                     synthetic_images=getattr(args, "synthetic_images", None),
+                                     real_repeat=getattr(args, "real_repeat", 1))
     from ultralytics import YOLO
 
     started = time.time()
@@ -165,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     det.add_argument("--dice", default=str(WORK / "dice"), help="folder of rendered dice scenes (python -m datasets.synth_dice)")
     det.add_argument("--model-name", default=None, help="file stem in --out (default tile_detector; dice_detector with --data dice)")
     det.add_argument("--synthetic-images", type=int, default=None, help="use at most this many rendered training images")
+    det.add_argument("--real-repeat", type=int, default=1, help="show each real training photo this many times per epoch")
     det.add_argument("--model", default="yolo11n.yaml",
                      help="ultralytics model .yaml (built from scratch), or a trained .pt to fine-tune")
     det.add_argument("--imgsz", type=int, default=512)
@@ -198,8 +207,16 @@ def main(argv: list[str] | None = None) -> int:
     rd.add_argument("--detector-boxes", default=None, metavar="MODELS_DIR",
                     help="also crop real tiles around the boxes this trained detector draws for them")
     rd.add_argument("--out", default=str(MODELS))
+    full = sub.add_parser("all", help="the whole tile model from scratch under one time budget: render if needed, detector, reader")
+    from vision.train_all import add_arguments
+
+    add_arguments(full, MODELS, WORK)
     args = parser.parse_args(argv)
-    if args.what == "detector":
+    if args.what == "all":
+        from vision.train_all import run_all
+
+        run_all(args)
+    elif args.what == "detector":
         train_detector(args)
     elif args.what == "reader" and "dice" in args.data.split(","):
         from vision.train_dice import train_dice_reader

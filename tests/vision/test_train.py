@@ -28,10 +28,12 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     tmp = tmp_path_factory.mktemp("train")
     out = tmp / "models"
-    assert main(["detector", "--epochs", "1", "--imgsz", "128", "--fraction", "0.03", "--batch", "4",
-                 "--workers", "0", "--work", str(tmp / "work"), "--out", str(out), "--name", "smoke"]) == 0
-    assert main(["reader", "--data", "real", "--epochs", "1", "--samples-per-epoch", "128", "--batch", "32",
-                 "--size", "32", "--width", "8", "--out", str(out)]) == 0
+    # the one command of a full training, at toy sizes: renders 3 scenes (the folder is empty), then
+    # the detector from the .yaml on real + rendered photos, then the reader, under one time budget
+    assert main(["all", "--hours", "0.03", "--synthetic", str(tmp / "synthetic"), "--render", "3",
+                 "--epochs", "1", "--imgsz", "128", "--fraction", "0.03", "--batch", "4", "--workers", "0",
+                 "--reader-epochs", "1", "--reader-samples", "128", "--reader-size", "32", "--reader-width", "8",
+                 "--work", str(tmp / "work"), "--out", str(out)]) == 0
     return out
 
 
@@ -41,6 +43,13 @@ def test_training_writes_weights_and_cards(trained: Path) -> None:
         card = json.loads((trained / f"{name}.json").read_text())
         assert card["command"].startswith("python -m vision.train")
         assert card["training_minutes"] >= 0 and card["date"]
+
+
+def test_the_run_record_times_every_stage(trained: Path) -> None:
+    record = json.loads((trained / "training_run.json").read_text())
+    assert [s["stage"] for s in record["stages"]] == ["render", "detector", "reader"]
+    assert record["total_minutes"] >= sum(s["minutes"] for s in record["stages"]) - 0.2
+    assert record["stages"][1]["card"]["data"] == "real,synthetic"
 
 
 def test_trained_files_serve_without_torch_objects(trained: Path) -> None:
