@@ -76,13 +76,18 @@ class SplitSpec:
     backgrounds: tuple[str, ...]
     die_mm: tuple[tuple[float, float], ...]
     stream: int
+    blanks: float = 0.0
+    """Share of photos with blank squares on the table (counters, sugar cubes, sticky notes) near
+    the dice: die-sized light squares with no print, which are not dice."""
 
 
-TRAIN_BACKGROUNDS = ("wood", "felt", "weave", "speckle", "planks")
+# Patterned cloths (checks, tiles, plaid, dots) teach the detector that a light square on the table
+# is not a die top: without them, the first detector boxed the white squares of a checked cloth.
+TRAIN_BACKGROUNDS = ("wood", "felt", "weave", "speckle", "planks", "checks", "tiles", "plaid", "dots")
 TEST_BACKGROUNDS = ("marble", "gingham")
 SPLITS: dict[str, SplitSpec] = {
-    "train": SplitSpec(TRAIN_BACKGROUNDS, ((15.0, 21.0),), 1),
-    "val": SplitSpec(TRAIN_BACKGROUNDS, ((15.0, 21.0),), 2),
+    "train": SplitSpec(TRAIN_BACKGROUNDS, ((15.0, 21.0),), 1, blanks=0.35),
+    "val": SplitSpec(TRAIN_BACKGROUNDS, ((15.0, 21.0),), 2, blanks=0.35),
     # Held out: background families the networks never saw, dice smaller and larger than any
     # training die (the camera is placed independently of the die size, so they also look smaller
     # or larger in the picture).
@@ -390,8 +395,75 @@ def _gingham(h: int, w: int, rng: Rng, ppm: float) -> np.ndarray:
     return img * (0.92 + 0.1 * _fbm(h, w, 30, rng, 2))[:, :, None]
 
 
+def _rotated_grid(h: int, w: int, rng: Rng) -> tuple[np.ndarray, np.ndarray]:
+    """Texture coordinates turned by a random angle: patterns on a cloth need not line up with the camera."""
+    a = rng.uniform(0, math.pi / 2)
+    y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+    return x * math.cos(a) + y * math.sin(a), -x * math.sin(a) + y * math.cos(a)
+
+
+_LIGHT: tuple[BGR, ...] = ((238, 240, 242), (215, 232, 245), (225, 225, 220), (200, 215, 230), (245, 245, 250))
+_DARK: tuple[BGR, ...] = ((30, 30, 30), (40, 40, 170), (140, 80, 30), (40, 110, 40), (60, 60, 120), (110, 110, 110), (30, 90, 160))
+
+
+def _checks(h: int, w: int, rng: Rng, ppm: float) -> np.ndarray:
+    """A hard-edged two-colour checkerboard (oilcloth, a chess board): light squares the size of a die top."""
+    light = np.array(_jit(rng, _LIGHT[int(rng.integers(len(_LIGHT)))], 0.05), np.float32)
+    dark = np.array(_jit(rng, _DARK[int(rng.integers(len(_DARK)))], 0.12), np.float32)
+    cell = rng.uniform(5, 35) * ppm
+    u, v = _rotated_grid(h, w, rng)
+    t = ((np.floor(u / cell) + np.floor(v / cell)) % 2).astype(np.float32)
+    t = cv2.GaussianBlur(t, (0, 0), max(0.5, ppm * 0.3))
+    return _mix(t, light, dark) * (0.93 + 0.1 * _fbm(h, w, 20, rng, 2))[:, :, None]
+
+
+def _tiles(h: int, w: int, rng: Rng, ppm: float) -> np.ndarray:
+    """Square ceramic tiles with grout lines (a tiled table or floor)."""
+    face = np.array(_jit(rng, _LIGHT[int(rng.integers(len(_LIGHT)))], 0.08), np.float32)
+    grout = np.array(_jit(rng, ((150, 150, 150), (90, 90, 95), (200, 200, 195), (60, 60, 60))[int(rng.integers(4))], 0.1), np.float32)
+    cell = rng.uniform(12, 110) * ppm
+    gap = rng.uniform(1.0, 4.0) * ppm
+    u, v = _rotated_grid(h, w, rng)
+    edge = np.minimum(np.minimum(u % cell, cell - u % cell), np.minimum(v % cell, cell - v % cell))
+    t = np.clip(1.0 - (edge - gap / 2) / max(1.0, ppm * 0.5), 0, 1).astype(np.float32)
+    img = _mix(t, face, grout)
+    return img * (0.94 + 0.08 * _fbm(h, w, 6, rng, 3))[:, :, None]
+
+
+def _plaid(h: int, w: int, rng: Rng, ppm: float) -> np.ndarray:
+    """A tartan: bands of several widths and colours crossing, woven over a light or dark ground."""
+    ground = np.array(_jit(rng, (_LIGHT + _DARK)[int(rng.integers(len(_LIGHT) + len(_DARK)))], 0.1), np.float32)
+    img = np.broadcast_to(ground, (h, w, 3)).astype(np.float32).copy()
+    u, v = _rotated_grid(h, w, rng)
+    period = rng.uniform(20, 70) * ppm
+    for _ in range(int(rng.integers(2, 5))):
+        colour = np.array(_jit(rng, (_LIGHT + _DARK)[int(rng.integers(len(_LIGHT) + len(_DARK)))], 0.1), np.float32)
+        start, width = rng.uniform(0, period), rng.uniform(0.08, 0.35) * period
+        strength = rng.uniform(0.35, 0.7)
+        for coord in (u, v):
+            band = (((coord - start) % period) < width).astype(np.float32) * strength
+            img = img * (1 - band[:, :, None]) + colour * band[:, :, None]
+    return img * (0.93 + 0.1 * _fbm(h, w, 25, rng, 2))[:, :, None]
+
+
+def _dots(h: int, w: int, rng: Rng, ppm: float) -> np.ndarray:
+    """Polka dots (light on a coloured ground or dark on a light one), dots about a die top's size."""
+    pair = [_jit(rng, _LIGHT[int(rng.integers(len(_LIGHT)))], 0.05), _jit(rng, _DARK[int(rng.integers(len(_DARK)))], 0.1)]
+    if rng.random() < 0.5:
+        pair.reverse()
+    ground, dot = (np.array(c, np.float32) for c in pair)
+    pitch = rng.uniform(15, 45) * ppm
+    radius = pitch * rng.uniform(0.15, 0.4)
+    u, v = _rotated_grid(h, w, rng)
+    shift = (np.floor(v / pitch) % 2) * pitch / 2 if rng.random() < 0.5 else 0.0
+    du, dv = (u + shift) % pitch - pitch / 2, v % pitch - pitch / 2
+    t = np.clip((radius - np.sqrt(du * du + dv * dv)) / max(1.0, ppm * 0.4), 0, 1).astype(np.float32)
+    return _mix(t, ground, dot) * (0.94 + 0.08 * _fbm(h, w, 10, rng, 2))[:, :, None]
+
+
 BACKGROUNDS: dict[str, Callable[[int, int, Rng, float], np.ndarray]] = {
     "wood": _wood, "planks": _planks, "felt": _felt, "weave": _weave, "speckle": _speckle,
+    "checks": _checks, "tiles": _tiles, "plaid": _plaid, "dots": _dots,
     "marble": _marble, "gingham": _gingham,
 }
 
@@ -601,6 +673,22 @@ def _draw_sheet(tex: np.ndarray, to_tex: Callable[[np.ndarray], np.ndarray], cen
                             ink, max(1, int(ppm * 0.4)), cv2.LINE_AA)
 
 
+def _draw_blanks(tex: np.ndarray, to_tex: Callable[[np.ndarray], np.ndarray], spots: np.ndarray, edge: float, rng: Rng, ppm: float) -> None:
+    """Blank light squares lying flat (counters, sugar cubes, sticky notes): a die top's shape, no print."""
+    for spot in spots:
+        side = edge * rng.uniform(0.6, 1.8)
+        yaw = float(rng.uniform(0, 2 * math.pi))
+        rot = _rot_z(yaw)[:2, :2]
+        half = side / 2
+        square = np.array([[-half, -half], [half, -half], [half, half], [-half, half]]) @ rot.T + spot
+        colour = _jit(rng, (_LIGHT + ((120, 200, 240), (180, 230, 200), (200, 190, 240)))[int(rng.integers(len(_LIGHT) + 3))], 0.06)
+        pts = np.round(to_tex(square) * 16).astype(np.int32)
+        cv2.fillPoly(tex, [pts], colour, cv2.LINE_AA, 4)
+        if rng.random() < 0.5:
+            rim = tuple(float(v) * rng.uniform(0.55, 0.85) for v in colour)
+            cv2.polylines(tex, [pts], True, rim, max(1, int(ppm * rng.uniform(0.4, 1.5))), cv2.LINE_AA, 4)
+
+
 def _draw_cup(tex: np.ndarray, to_tex: Callable[[np.ndarray], np.ndarray], centre: np.ndarray, rng: Rng, ppm: float) -> None:
     """The dice cup lying on the table, seen as a disc with a rim."""
     r = rng.uniform(30, 45)
@@ -758,6 +846,13 @@ def render_scene(rng: Rng, split: str = "train", n_dice: int = 9, layout: str | 
         else:
             _draw_cup(tex, to_tex, spot, rng, ppm)
 
+    if spec.blanks and rng.random() < spec.blanks:
+        # around the dice, never under them (the rng is only drawn from here for splits with blanks,
+        # so the held-out test photos stay byte for byte what they were)
+        cand = target[:2] + rng.uniform(-1.3, 1.3, (int(rng.integers(2, 9)), 2)) * radius
+        far = np.array([min(np.linalg.norm(pts - c, axis=1)) > edge * 1.6 for c in cand], bool)
+        _draw_blanks(tex, to_tex, cand[far], edge, rng, ppm)
+
     # light: direction toward the lamp
     l_el, l_az = math.radians(rng.uniform(35, 80)), rng.uniform(0, 2 * math.pi)
     light = np.array([math.cos(l_el) * math.cos(l_az), math.cos(l_el) * math.sin(l_az), math.sin(l_el)])
@@ -865,28 +960,41 @@ def scene_rng(seed: int, split: str, index: int) -> Rng:
     return np.random.default_rng([seed, SPLITS[split].stream, index])
 
 
-def write_split(out: Path, split: str, count: int, seed: int, progress: bool = True) -> int:
-    """Render ``count`` scenes of ``split`` into ``out/split``; returns the number of dice labelled."""
+def _write_scene(folder: Path, split: str, seed: int, i: int) -> int:
+    """Render scene ``i`` of ``split`` and write its photo and labels; returns its number of dice."""
+    rng = scene_rng(seed, split, i)
+    # a few photos show fewer dice (some still in the cup): the detector must not count
+    n = 9 if rng.random() < 0.9 else int(rng.integers(5, 9))
+    scene = render_scene(rng, split, n_dice=n)
+    name = f"dice_{split}_{i:05d}"
+    quality = int(rng.integers(60, 96))
+    cv2.imwrite(str(folder / "images" / f"{name}.jpg"), scene.image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    (folder / "labels" / f"{name}.txt").write_text("\n".join(scene.label_rows()) + "\n")
+    data = scene.to_json()
+    data.update({"image": f"{name}.jpg", "seed": seed, "index": i, "jpeg_quality": quality})
+    (folder / "dice" / f"{name}.json").write_text(json.dumps(data) + "\n")
+    return len(scene.dice)
+
+
+def write_split(out: Path, split: str, count: int, seed: int, progress: bool = True, workers: int = 1) -> int:
+    """Render ``count`` scenes of ``split`` into ``out/split``; returns the number of dice labelled.
+
+    Every scene has its own generator (:func:`scene_rng`), so ``workers`` processes give the same
+    files as one.
+    """
     from tqdm import tqdm
 
     folder = out / split
     for sub in ("images", "labels", "dice"):
         (folder / sub).mkdir(parents=True, exist_ok=True)
-    total = 0
-    for i in tqdm(range(count), desc=f"dice {split}", disable=not progress, mininterval=2):
-        rng = scene_rng(seed, split, i)
-        # a few photos show fewer dice (some still in the cup): the detector must not count
-        n = 9 if rng.random() < 0.9 else int(rng.integers(5, 9))
-        scene = render_scene(rng, split, n_dice=n)
-        name = f"dice_{split}_{i:05d}"
-        quality = int(rng.integers(60, 96))
-        cv2.imwrite(str(folder / "images" / f"{name}.jpg"), scene.image, [cv2.IMWRITE_JPEG_QUALITY, quality])
-        (folder / "labels" / f"{name}.txt").write_text("\n".join(scene.label_rows()) + "\n")
-        data = scene.to_json()
-        data.update({"image": f"{name}.jpg", "seed": seed, "index": i, "jpeg_quality": quality})
-        (folder / "dice" / f"{name}.json").write_text(json.dumps(data) + "\n")
-        total += len(scene.dice)
-    return total
+    job = functools.partial(_write_scene, folder, split, seed)
+    bar = dict(total=count, desc=f"dice {split}", disable=not progress, mininterval=2)
+    if workers <= 1:
+        return sum(tqdm(map(job, range(count)), **bar))
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        return sum(tqdm(pool.imap(job, range(count), chunksize=4), **bar))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -896,6 +1004,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--val", type=int, default=200, help="validation photos")
     parser.add_argument("--test", type=int, default=300, help="held-out test photos (unseen backgrounds and die sizes)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=1, help="rendering processes (the files do not depend on it)")
     args = parser.parse_args(argv)
     for name in ("train", "val", "test"):
         if getattr(args, name) < 0:
@@ -904,7 +1013,7 @@ def main(argv: list[str] | None = None) -> int:
     for split in ("train", "val", "test"):
         n = getattr(args, split)
         if n:
-            dice = write_split(out, split, n, args.seed)
+            dice = write_split(out, split, n, args.seed, workers=args.workers)
             print(f"{split}: {n} photos, {dice} dice in {out / split}")
     return 0
 
