@@ -15,7 +15,7 @@ from typing import Any
 
 from referee.i18n import _
 from referee.ruleset import RuleSet
-from referee.sets import SetVerdict, check_set
+from referee.sets import SetVerdict, check_sets
 from referee.table import unmatched_sets
 from referee.tiles import Tile, format_tiles
 from referee.verdict import Verdict, Violation, as_sets, as_tiles
@@ -71,12 +71,7 @@ def check_opening(
     Only valid sets count towards the total; invalid ones are reported as violations.
     """
     meld = as_sets(sets)
-    verdicts = tuple(check_set(s, rules) for s in meld)
-    violations: list[Violation] = []
-    for i, verdict in enumerate(verdicts):
-        problem = verdict.violation(i)
-        if problem is not None:
-            violations.append(problem)
+    verdicts, violations = check_sets(meld, rules)
     points = sum(v.points for v in verdicts if v.valid)
 
     if points < rules.opening_minimum:

@@ -29,7 +29,7 @@ from referee.ruleset import RuleSet
 from referee.tiles import Colour, Tile, TileError, format_tiles, parse_tile
 from referee.verdict import Violation
 
-__all__ = ["SetKind", "SetReading", "SetVerdict", "check_set", "SET_CODES", "MAX_RUN"]
+__all__ = ["SetKind", "SetReading", "SetVerdict", "check_set", "check_sets", "SET_CODES", "MAX_RUN"]
 
 MAX_RUN = 13
 """Longest run: 1 to 13 (RULES.md section 2)."""
@@ -163,6 +163,19 @@ def check_set(tiles: Sequence[Tile], rules: RuleSet = _CLASSIC) -> SetVerdict:
     """
     key = tiles if type(tiles) is tuple else tuple(tiles)
     return _check_cached(key, current_language())
+
+
+def check_sets(
+    sets: Sequence[Sequence[Tile]], rules: RuleSet = _CLASSIC
+) -> tuple[tuple[SetVerdict, ...], list[Violation]]:
+    """Check several sets: one verdict per set, in order, and one violation per invalid set
+    (:meth:`SetVerdict.violation`, indexed by the set's position in ``sets``).
+
+    The list is fresh, so a caller such as a table or meld check can append its own problems.
+    """
+    verdicts = tuple(check_set(s, rules) for s in sets)
+    violations = [problem for i, v in enumerate(verdicts) if (problem := v.violation(i)) is not None]
+    return verdicts, violations
 
 
 @lru_cache(maxsize=1 << 16)

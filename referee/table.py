@@ -14,7 +14,7 @@ from typing import Any
 
 from referee.i18n import _, ngettext
 from referee.ruleset import RuleSet
-from referee.sets import SetVerdict, check_set
+from referee.sets import SetVerdict, check_sets
 from referee.tiles import JOKER, Tile, format_tiles
 from referee.verdict import Verdict, Violation, as_sets, as_tiles
 
@@ -66,12 +66,7 @@ def check_table(
     """
     table = as_sets(sets)
     loose_tiles = as_tiles(loose)
-    verdicts = tuple(check_set(s, rules) for s in table)
-    violations: list[Violation] = []
-    for i, verdict in enumerate(verdicts):
-        problem = verdict.violation(i)
-        if problem is not None:
-            violations.append(problem)
+    verdicts, violations = check_sets(table, rules)
     for tile in loose_tiles:
         # RULES.md section 2: no loose tiles at the end of a turn.
         violations.append(

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from referee import i18n
 from referee.ruleset import RuleSet
-from referee.sets import SET_CODES, SetKind, check_set
-from referee.tiles import JOKER, Colour, Tile, TileError, format_tiles, parse_tiles
+from referee.sets import SET_CODES, SetKind, check_set, check_sets
+from referee.tiles import JOKER, Colour, Tile, TileError, format_tiles, parse_table, parse_tiles
 
 COLOURS = (Colour.BLACK, Colour.BLUE, Colour.ORANGE, Colour.RED)
 
@@ -96,6 +96,25 @@ def test_invalid_sets(tiles: str, code: str) -> None:
 
 def test_every_set_code_is_tested() -> None:
     assert {code for _tiles, code in INVALID} == set(SET_CODES)
+
+
+@pytest.mark.parametrize(
+    "table, invalid",
+    [
+        ("", ""),
+        ("R1 R2 R3 | K5 B5 O5", ""),
+        ("R1 R2 | K5 B5 O5 | R12 R13 R1", "0 2"),
+        ("J J J", "0"),
+    ],
+)
+def test_check_sets_one_violation_per_invalid_set(table: str, invalid: str) -> None:
+    sets = parse_table(table)
+    verdicts, violations = check_sets(sets)
+    assert verdicts == tuple(check_set(s) for s in sets)
+    assert [v.sets for v in violations] == [(int(i),) for i in invalid.split()]
+    assert violations == [verdicts[int(i)].violation(int(i)) for i in invalid.split()]
+    # A fresh list each time: callers append their own problems to it.
+    assert check_sets(sets)[1] is not violations
 
 
 def test_invalid_points_are_face_values_jokers_zero() -> None:
