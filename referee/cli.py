@@ -168,10 +168,9 @@ def rules_from_options(preset: str, changes: Sequence[str]) -> RuleSet:
     fields = [f.name for f in dataclasses.fields(rules)]
     values: dict[str, Any] = {}
     for change in changes:
-        name, sep, text = change.partition("=")
-        name = name.strip()
-        if not sep or not name:
-            raise BadInput(_('"{change}" is not FIELD=VALUE (e.g. opening_minimum=50)').format(change=change))
+        name, text = _split_option(
+            change, _('"{change}" is not FIELD=VALUE (e.g. opening_minimum=50)').format(change=change)
+        )
         if name not in fields:
             raise RuleSetError(
                 _('unknown rule-set field "{name}": fields are {fields}').format(name=name, fields=", ".join(fields))
@@ -199,13 +198,20 @@ def _field_value(name: str, text: str, current: Any) -> Any:
     return text
 
 
+def _split_option(option: str, error: str) -> tuple[str, str]:
+    # "NAME=VALUE" options (--set, --rack): the name stripped, the value as typed (each caller reads
+    # it its own way); ``error`` is the caller's sentence for an option without "=" or a name.
+    name, sep, value = option.partition("=")
+    name = name.strip()
+    if not sep or not name:
+        raise BadInput(error)
+    return name, value
+
+
 def _parse_racks(items: Sequence[str]) -> dict[str, Any]:
     racks: dict[str, Any] = {}
     for item in items:
-        player, sep, tiles = item.partition("=")
-        player = player.strip()
-        if not sep or not player:
-            raise BadInput(_('"{item}" is not PLAYER=TILES (e.g. B=R1,K13,J)').format(item=item))
+        player, tiles = _split_option(item, _('"{item}" is not PLAYER=TILES (e.g. B=R1,K13,J)').format(item=item))
         if player in racks:
             raise BadInput(_('player "{player}" has two --rack options').format(player=player))
         racks[player] = parse_tiles(tiles)

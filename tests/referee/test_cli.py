@@ -93,6 +93,8 @@ def test_score(capsys: pytest.CaptureFixture[str]) -> None:
     assert data["winner"] == "A"
     code, out, _ = run(capsys, "score", "--winner", "A", "--rack", "A=", "--rack", "B=R5")
     assert code == 0 and "Winner: A" in out
+    data = run_json(capsys, "score", "--winner", "A", "--rack", " B = R1, K13 ")  # spaces around the name
+    assert data["scores"] == {"B": -14, "A": 14}
 
 
 def test_penalty(capsys: pytest.CaptureFixture[str]) -> None:
@@ -126,6 +128,10 @@ def test_rules(capsys: pytest.CaptureFixture[str]) -> None:
         (["--set", "colour=pink", "rules"], '"colour"'),
         (["--set", "nonsense", "rules"], '"nonsense"'),
         (["--set", "timeout_penalty=shout", "rules"], "timeout_penalty"),
+        # NAME=VALUE options: no "=" or no name is named in full; a name given twice too
+        (["score", "--rack", " =R1"], '" =R1" is not PLAYER=TILES (e.g. B=R1,K13,J)'),
+        (["score", "--rack", "A=R1", "--rack", " A =K2"], 'player "A" has two --rack options'),
+        (["--set", "=50", "rules"], '"=50" is not FIELD=VALUE (e.g. opening_minimum=50)'),
         (["frobnicate"], "frobnicate"),
         (["turn", "--after", "R1 R2 R3"], "--before"),
     ],
@@ -155,6 +161,8 @@ def test_rules_from_options() -> None:
     assert rules.target_points == 500
     with pytest.raises(RuleSetError, match="true or false"):
         rules_from_options("classic", ["jokers_in_opening=maybe"])
+    # spaces around the field name and the value do not matter
+    assert rules_from_options("classic", [" opening_minimum = 50 "]).opening_minimum == 50
 
 
 # --- sub-commands wired to modules written separately -------------------------------------------
