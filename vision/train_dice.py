@@ -1,8 +1,9 @@
 """Training of the dice reader (``python -m vision.train reader --data dice``): the tile reader's
 network and crops, trained on the top faces of rendered Rummikub Dice scenes.
 
-The network, the crop, the photometric augmentation, the evaluation and the ONNX export are the
-tile reader's own (``vision.reader_net``, ``vision.reader_data``, ``vision.train_reader``). Two
+The network, the crop, the photometric augmentation, the training loop, the evaluation and the
+ONNX export are the tile reader's own (``vision.reader_net``, ``vision.reader_data``,
+``vision.train_reader.fit_reader``). Two
 things differ: the data - top faces of ``datasets.synth_dice`` scenes, plus visible side faces and
 background boxes as "not a top face" - and the rotation augmentation. Tiles are turned any way on
 the table, so the tile reader learns every rotation. Dice numerals already come in every rotation
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from datetime import date
@@ -55,30 +55,13 @@ def augment_dice(sample, rng: np.random.Generator, size: int) -> tuple[np.ndarra
     return crop, np.asarray(up, dtype=np.float32)
 
 
-def _dice_batch(samples: list, idx: np.ndarray, rng: np.random.Generator, size: int):
-    import torch
-
-    crops, numbers, colours, ups = [], [], [], []
-    for i in idx:
-        s = samples[int(i)]
-        crop, up = augment_dice(s, rng, size)
-        crops.append(crop)
-        numbers.append(s.number)
-        colours.append(s.colour)
-        ups.append(up)
-    x = torch.from_numpy(np.stack(crops)).permute(0, 3, 1, 2).float().div_(255.0)
-    return x, torch.tensor(numbers), torch.tensor(colours), torch.from_numpy(np.stack(ups))
-
-
 def train_dice_reader(args: argparse.Namespace) -> None:
     """Train ReaderNet on dice top-face crops for ``args.epochs`` epochs or ``args.hours`` hours."""
     import torch
-    from torch import nn
-    from tqdm import tqdm
 
     from vision.reader_data import load_dice_samples
     from vision.reader_net import ReaderNet
-    from vision.train_reader import evaluate, export_reader, learning_rate
+    from vision.train_reader import ReaderRun, Schedule, export_reader, fit_reader
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -97,73 +80,21 @@ def train_dice_reader(args: argparse.Namespace) -> None:
     net = ReaderNet(width=args.width)
     if args.init:
         net.load_state_dict(torch.load(args.init, map_location="cpu"))
-    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)
-    steps_per_epoch = max(1, args.samples_per_epoch // args.batch)
-    total = steps_per_epoch * args.epochs
-    budget = args.hours * 3600 if args.hours else math.inf
-    train_start = time.time()
-    step = 0
-
-    def progress() -> float:
-        # Whichever runs out first - steps or the time budget - ends the schedule, so a capped
-        # run still anneals its learning rate instead of stopping at its peak.
-        return max(step / total, (time.time() - train_start) / budget)
-
-    def set_lr() -> None:
-        lr = learning_rate(args.lr, progress(), warmup=0.1, floor=0.0, start=0.0)
-        for group in opt.param_groups:
-            group["lr"] = max(lr, args.lr * 1e-3)
-    ce_num = nn.CrossEntropyLoss(label_smoothing=0.05)
-    ce_col = nn.CrossEntropyLoss(label_smoothing=0.05, ignore_index=-1)
+    # a longer warm-up to nothing and a decay to nothing: fine-tuning from --init starts gently
+    run = ReaderRun("dice_reader", [train], [1.0], {"dice_valid": val}, "dice_valid", augment_dice,
+                    Schedule(warmup=0.1, floor=0.0, start=0.0))
+    best, history, steps = fit_reader(net, run, args, rng)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    best, best_metrics, history = -1.0, {}, []
-    for epoch in range(args.epochs):
-        bar = tqdm(range(steps_per_epoch), desc=f"dice reader epoch {epoch + 1}/{args.epochs}", file=sys.stdout, mininterval=10)
-        losses = []
-        for _ in bar:
-            if progress() >= 1.0:
-                break
-            set_lr()
-            idx = rng.integers(0, len(train), size=args.batch)
-            x, num, col, up = _dice_batch(train, idx, rng, args.size)
-            pn, pc, pu = net(x)
-            loss = ce_num(pn, num) + ce_col(pc, col)
-            known = ~torch.isnan(up[:, 0])
-            if known.any():
-                pu = pu[known] / (pu[known].norm(dim=1, keepdim=True) + 1e-6)
-                loss = loss + 0.5 * (1 - (pu * up[known]).sum(1)).mean()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            step += 1
-            losses.append(loss.item())
-            bar.set_postfix(loss=f"{np.mean(losses[-50:]):.3f}")
-        if not losses:  # the budget ran out at an epoch boundary
-            break
-        metrics = evaluate(net, val, args.size) if val else {"exact_acc": 0.0}
-        history.append({"epoch": epoch + 1, "loss": float(np.mean(losses)), "dice_valid": metrics})
-        print(f"epoch {epoch + 1}: loss {np.mean(losses):.3f} dice valid exact {metrics['exact_acc']:.4f} "
-              f"(number {metrics.get('number_acc', 0):.4f}, colour {metrics.get('colour_acc', 0):.4f}, "
-              f"none {metrics.get('none_recall', 0):.3f})", flush=True)
-        torch.save(net.state_dict(), out / "dice_reader.last.pt")
-        if metrics["exact_acc"] >= best:
-            best, best_metrics = metrics["exact_acc"], {"dice_valid": metrics, "epoch": epoch + 1}
-            torch.save(net.state_dict(), out / "dice_reader.pt")
-        if progress() >= 1.0:
-            if step < total:
-                print(f"time budget reached after {step} of {total} steps (learning rate annealed on time)", flush=True)
-            break
-    net.load_state_dict(torch.load(out / "dice_reader.pt", map_location="cpu"))
     export_reader(net, out / "dice_reader.onnx", args.size)
     card = {
         "model": "dice_reader", "architecture": f"ReaderNet(width={args.width}) (vision/reader_net.py)",
         "input": f"{args.size}x{args.size} BGR crop, datasets.crops.crop_square of the top-face box",
         "classes": "number 1-13 / joker / none (not a top face); colour K, B, O (yellow), R",
         "data": f"{dice_dir} (python -m datasets.synth_dice), at most {args.dice_images} training photos",
-        "samples": len(train), "epochs_run": len(history), "epochs_planned": args.epochs, "steps": step, "batch": args.batch,
+        "samples": len(train), "epochs_run": len(history), "epochs_planned": args.epochs, "steps": steps, "batch": args.batch,
         "training_minutes": round((time.time() - started) / 60, 1), "date": date.today().isoformat(),
-        "command": "python -m vision.train " + " ".join(sys.argv[1:]), "best": best_metrics, "history": history,
+        "command": "python -m vision.train " + " ".join(sys.argv[1:]), "best": best, "history": history,
     }
     (out / "dice_reader.json").write_text(json.dumps(card, indent=2) + "\n")
-    print(f"wrote {out / 'dice_reader.onnx'}; best dice-valid exact accuracy {best:.4f}", flush=True)
+    print(f"wrote {out / 'dice_reader.onnx'}; best dice-valid exact accuracy "
+          f"{best.get('dice_valid', {}).get('exact_acc', 0.0):.4f}", flush=True)

@@ -1,4 +1,9 @@
-"""Training loop of the reader (``python -m vision.train reader``): PyTorch on the CPU, then ONNX."""
+"""Training of the readers (``python -m vision.train reader``): PyTorch on the CPU, then ONNX.
+
+:func:`fit_reader` is the one training loop of the tile reader and the dice reader
+(``vision.train_dice``): pools of samples drawn with shares, an augmentation, validation sets,
+and a learning rate that anneals on whichever runs out first, the steps or the time budget.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,8 @@ import json
 import math
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
@@ -14,19 +21,130 @@ import numpy as np
 from vision.reader_data import NONE_CLASS, Sample, augment, load_real_samples, load_synthetic_samples
 
 
-def _batch(samples: list[Sample], idx: np.ndarray, rng: np.random.Generator, size: int, strong: bool):
+def make_batch(samples: list[Sample], idx: np.ndarray, rng: np.random.Generator, size: int,
+               augment_fn: Callable[[Sample, np.random.Generator, int], tuple[np.ndarray, np.ndarray]]):
+    """Tensors of one batch: crops (N, 3, size, size) in 0..1, number and colour targets, up vectors."""
     import torch
 
     crops, numbers, colours, ups = [], [], [], []
     for i in idx:
         s = samples[int(i)]
-        crop, up = augment(s, rng, size, strong)
+        crop, up = augment_fn(s, rng, size)
         crops.append(crop)
         numbers.append(s.number)
         colours.append(s.colour)
         ups.append(up)
     x = torch.from_numpy(np.stack(crops)).permute(0, 3, 1, 2).float().div_(255.0)
     return x, torch.tensor(numbers), torch.tensor(colours), torch.from_numpy(np.stack(ups))
+
+
+def _plain(sample: Sample, rng: np.random.Generator, size: int) -> tuple[np.ndarray, np.ndarray]:
+    return augment(sample, rng, size, strong=False)
+
+
+def _strong(sample: Sample, rng: np.random.Generator, size: int) -> tuple[np.ndarray, np.ndarray]:
+    return augment(sample, rng, size, strong=True)
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Learning-rate schedule of :func:`learning_rate`: warm-up share, start and floor (x peak)."""
+
+    warmup: float = 0.03
+    floor: float = 0.02
+    start: float = 0.05
+
+
+@dataclass
+class ReaderRun:
+    """What :func:`fit_reader` needs besides the network: data, augmentation, names, budget.
+
+    ``pools`` are drawn with ``weights`` (each sample picks a pool with the pool's share, then a
+    sample uniformly within it); ``val`` maps a name to validation samples, and ``select`` names
+    the one whose exact accuracy picks the best epoch. Weights go to ``out/<name>.pt`` (best) and
+    ``out/<name>.last.pt``.
+    """
+
+    name: str
+    pools: list[list[Sample]]
+    weights: list[float]
+    val: dict[str, list[Sample]]
+    select: str
+    augment_fn: Callable[[Sample, np.random.Generator, int], tuple[np.ndarray, np.ndarray]]
+    schedule: Schedule = field(default_factory=Schedule)
+
+
+def fit_reader(net, run: ReaderRun, args, rng: np.random.Generator) -> tuple[dict, list[dict], int]:
+    """Train ``net`` for ``args.epochs`` epochs of ``args.samples_per_epoch`` samples or until
+    ``args.hours`` run out, whichever comes first; returns (best epoch's metrics, history, steps).
+
+    The learning rate warms up, then decays (cosine) over whichever runs out first - the steps or
+    the time budget - so a run cut short by ``--hours`` still ends with a small learning rate, and
+    a budget that runs out mid-epoch ends the run there (``vision.train all`` depends on that).
+    """
+    import torch
+    from torch import nn
+    from tqdm import tqdm
+
+    train = [s for pool in run.pools for s in pool]
+    offsets = np.cumsum([0] + [len(p) for p in run.pools])
+    share = np.array(run.weights, dtype=np.float64) / sum(run.weights)
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)
+    steps_per_epoch = max(1, args.samples_per_epoch // args.batch)
+    total = steps_per_epoch * args.epochs
+    ce_num = nn.CrossEntropyLoss(label_smoothing=0.05)
+    ce_col = nn.CrossEntropyLoss(label_smoothing=0.05, ignore_index=-1)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    budget = args.hours * 3600 if args.hours else math.inf
+    train_start = time.time()
+    best, best_metrics, history, step = -1.0, {}, [], 0
+
+    def progress() -> float:
+        return max(step / total, (time.time() - train_start) / budget)
+
+    for epoch in range(args.epochs):
+        bar = tqdm(range(steps_per_epoch), desc=f"{run.name} epoch {epoch + 1}/{args.epochs}", file=sys.stdout, mininterval=5)
+        losses = []
+        for _ in bar:
+            if progress() >= 1.0:
+                break
+            source = rng.choice(len(run.pools), size=args.batch, p=share)
+            idx = np.array([offsets[k] + rng.integers(len(run.pools[k])) for k in source])
+            x, num, col, up = make_batch(train, idx, rng, args.size, run.augment_fn)
+            pn, pc, pu = net(x)
+            loss = ce_num(pn, num) + ce_col(pc, col)
+            known = ~torch.isnan(up[:, 0])
+            if known.any():
+                pu = pu[known] / (pu[known].norm(dim=1, keepdim=True) + 1e-6)
+                loss = loss + 0.5 * (1 - (pu * up[known]).sum(1)).mean()
+            opt.zero_grad()
+            loss.backward()
+            lr = learning_rate(args.lr, progress(), run.schedule.warmup, run.schedule.floor, run.schedule.start)
+            for group in opt.param_groups:
+                group["lr"] = max(lr, args.lr * 1e-3)
+            opt.step()
+            step += 1
+            losses.append(loss.item())
+            bar.set_postfix(loss=f"{np.mean(losses[-50:]):.3f}")
+        if not losses:  # the budget ran out at an epoch boundary
+            break
+        metrics = {key: evaluate(net, samples, args.size) for key, samples in run.val.items() if samples}
+        history.append({"epoch": epoch + 1, "loss": float(np.mean(losses)), **metrics})
+        print(f"epoch {epoch + 1}: loss {np.mean(losses):.3f}; " + "; ".join(
+            f"{key} exact {m['exact_acc']:.4f} (number {m['number_acc']:.4f}, colour {m['colour_acc']:.4f}, "
+            f"none {m['none_recall']:.3f}, up err {m['up_median_err_deg']} deg)" for key, m in metrics.items()), flush=True)
+        torch.save(net.state_dict(), out / f"{run.name}.last.pt")
+        score = metrics.get(run.select, {}).get("exact_acc", 0.0)
+        if score >= best:
+            best, best_metrics = score, {**metrics, "epoch": epoch + 1}
+            torch.save(net.state_dict(), out / f"{run.name}.pt")
+        if progress() >= 1.0:
+            if step < total:
+                print(f"time budget reached after {step} of {total} steps (learning rate annealed on time)", flush=True)
+            break
+    net.load_state_dict(torch.load(out / f"{run.name}.pt", map_location="cpu"))
+    return best_metrics, history, step
 
 
 def evaluate(net, samples: list[Sample], size: int, batch: int = 256) -> dict[str, float]:
@@ -41,7 +159,7 @@ def evaluate(net, samples: list[Sample], size: int, batch: int = 256) -> dict[st
     with torch.no_grad():
         for start in range(0, len(samples), batch):
             idx = np.arange(start, min(start + batch, len(samples)))
-            x, num, col, up = _batch(samples, idx, rng, size, strong=False)
+            x, num, col, up = make_batch(samples, idx, rng, size, _plain)
             pn, pc, pu = net(x)
             pn, pc = pn.argmax(1), pc.argmax(1)
             is_tile = num != NONE_CLASS
@@ -68,11 +186,10 @@ def evaluate(net, samples: list[Sample], size: int, batch: int = 256) -> dict[st
 
 
 def train_reader(args) -> None:
+    """Train the tile reader on real and/or rendered tiles; writes tile_reader.onnx/.pt/.json."""
     import torch
-    from torch import nn
-    from tqdm import tqdm
 
-    from vision.reader_net import ExportWrapper, ReaderNet
+    from vision.reader_net import ReaderNet
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -92,78 +209,30 @@ def train_reader(args) -> None:
     if "synthetic" in sources:
         pools.append(load_synthetic_samples(Path(args.synthetic) / "train", rng, args.synthetic_images))
         weights.append(1.0 - args.real_share if len(sources) > 1 else 1.0)
-    train = [s for pool in pools for s in pool]
-    offsets = np.cumsum([0] + [len(p) for p in pools])
-    val_real = load_real_samples("valid", np.random.default_rng(1))
-    val_syn = []
+    val = {"real_valid": load_real_samples("valid", np.random.default_rng(1)), "synthetic_valid": []}
     if "synthetic" in sources and (Path(args.synthetic) / "val").is_dir():
-        val_syn = load_synthetic_samples(Path(args.synthetic) / "val", np.random.default_rng(1), 60)
-    print(f"reader data: {' + '.join(str(len(p)) for p in pools)} training samples ({', '.join(sources)}), {len(val_real)} real validation samples"
-          f", {len(val_syn)} synthetic validation samples; loaded in {time.time() - started:.0f} s", flush=True)
+        val["synthetic_valid"] = load_synthetic_samples(Path(args.synthetic) / "val", np.random.default_rng(1), 60)
+    print(f"reader data: {' + '.join(str(len(p)) for p in pools)} training samples ({', '.join(sources)}), "
+          f"{len(val['real_valid'])} real validation samples, {len(val['synthetic_valid'])} synthetic validation samples; "
+          f"loaded in {time.time() - started:.0f} s", flush=True)
 
     net = ReaderNet(width=args.width)
     if args.init:
         net.load_state_dict(torch.load(args.init, map_location="cpu"))
-    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)
-    steps_per_epoch = max(1, args.samples_per_epoch // args.batch)
-    total = steps_per_epoch * args.epochs
-    ce_num = nn.CrossEntropyLoss(label_smoothing=0.05)
-    ce_col = nn.CrossEntropyLoss(label_smoothing=0.05, ignore_index=-1)
+    run = ReaderRun("tile_reader", pools, weights, val, "real_valid", _strong)
+    best, history, steps = fit_reader(net, run, args, rng)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    best, best_metrics, history = -1.0, {}, []
-    budget = args.hours * 3600 if args.hours else math.inf
-    train_start = time.time()
-    step = 0
-    for epoch in range(args.epochs):
-        bar = tqdm(range(steps_per_epoch), desc=f"reader epoch {epoch + 1}/{args.epochs}", file=sys.stdout, mininterval=5)
-        losses = []
-        for _ in bar:
-            # each sample comes from a source with the source's share, then uniformly within it
-            source = rng.choice(len(pools), size=args.batch, p=np.array(weights) / sum(weights))
-            idx = np.array([offsets[k] + rng.integers(len(pools[k])) for k in source])
-            x, num, col, up = _batch(train, idx, rng, args.size, strong=True)
-            pn, pc, pu = net(x)
-            loss = ce_num(pn, num) + ce_col(pc, col)
-            known = ~torch.isnan(up[:, 0])
-            if known.any():
-                pu = pu[known] / (pu[known].norm(dim=1, keepdim=True) + 1e-6)
-                loss = loss + 0.5 * (1 - (pu * up[known]).sum(1)).mean()
-            opt.zero_grad()
-            loss.backward()
-            # Warm-up, then cosine decay over whichever runs out first, the steps or the time
-            # budget: a run cut short by --hours still ends with a small learning rate.
-            progress = max(step / total, (time.time() - train_start) / budget)
-            for group in opt.param_groups:
-                group["lr"] = learning_rate(args.lr, progress)
-            opt.step()
-            step += 1
-            losses.append(loss.item())
-            bar.set_postfix(loss=f"{np.mean(losses[-50:]):.3f}")
-        metrics = evaluate(net, val_real, args.size)
-        syn = evaluate(net, val_syn, args.size) if val_syn else {}
-        history.append({"epoch": epoch + 1, "loss": float(np.mean(losses)), "real_valid": metrics, "synthetic_valid": syn})
-        print(f"epoch {epoch + 1}: loss {np.mean(losses):.3f} real valid exact {metrics['exact_acc']:.4f} "
-              f"(number {metrics['number_acc']:.4f}, colour {metrics['colour_acc']:.4f}, none {metrics['none_recall']:.3f})"
-              + (f"; synthetic exact {syn['exact_acc']:.4f}, up err {syn['up_median_err_deg']} deg" if syn else ""), flush=True)
-        torch.save(net.state_dict(), out / "tile_reader.last.pt")
-        if metrics["exact_acc"] >= best:
-            best, best_metrics = metrics["exact_acc"], {"real_valid": metrics, "synthetic_valid": syn, "epoch": epoch + 1}
-            torch.save(net.state_dict(), out / "tile_reader.pt")
-        if (time.time() - train_start) >= budget:
-            print("time budget reached: stopping", flush=True)
-            break
-    net.load_state_dict(torch.load(out / "tile_reader.pt", map_location="cpu"))
     export_reader(net, out / "tile_reader.onnx", args.size)
     card = {
         "model": "tile_reader", "architecture": f"ReaderNet(width={args.width}) (vision/reader_net.py)",
         "input": f"{args.size}x{args.size} BGR crop, datasets.crops.crop_square of the detector box",
-        "data": args.data, "samples": len(train), "epochs_run": len(history), "batch": args.batch,
-        "training_minutes": round((time.time() - started) / 60, 1), "date": date.today().isoformat(),
-        "command": "python -m vision.train " + " ".join(sys.argv[1:]), "best": best_metrics, "history": history,
+        "data": args.data, "samples": sum(len(p) for p in pools), "epochs_run": len(history), "steps": steps,
+        "batch": args.batch, "training_minutes": round((time.time() - started) / 60, 1), "date": date.today().isoformat(),
+        "command": "python -m vision.train " + " ".join(sys.argv[1:]), "best": best, "history": history,
     }
     (out / "tile_reader.json").write_text(json.dumps(card, indent=2) + "\n")
-    print(f"wrote {out / 'tile_reader.onnx'}; best real-valid exact accuracy {best:.4f}", flush=True)
+    print(f"wrote {out / 'tile_reader.onnx'}; best real-valid exact accuracy "
+          f"{best.get('real_valid', {}).get('exact_acc', 0.0):.4f}", flush=True)
 
 
 def learning_rate(peak: float, progress: float, warmup: float = 0.03, floor: float = 0.02, start: float = 0.05) -> float:

@@ -63,3 +63,19 @@ def test_trained_files_serve_without_torch_objects(trained: Path) -> None:
     probs, p_none, up = model.read_boxes(image, np.array([[10, 10, 60, 80]], np.float32))
     assert probs.shape == (1, 53) and abs(float(probs.sum()) - 1) < 1e-4
     assert p_none.shape == (1,) and up.shape == (1, 2)
+
+
+def test_dice_reader_trains_through_the_shared_loop(tmp_path: Path) -> None:
+    pytest.importorskip("torch", reason="training needs the train extra (pip install -e '.[train]')")
+    from datasets.synth_dice import write_split
+    from vision.train import main
+
+    for split in ("train", "val"):
+        write_split(tmp_path / "dice", split, 2, seed=0, progress=False)
+    out = tmp_path / "models"
+    assert main(["reader", "--data", "dice", "--dice", str(tmp_path / "dice"), "--epochs", "2", "--samples-per-epoch", "64",
+                 "--batch", "32", "--size", "32", "--width", "8", "--threads", "1", "--out", str(out)]) == 0
+    card = json.loads((out / "dice_reader.json").read_text())
+    assert card["epochs_run"] == 2 and card["steps"] == 4
+    assert set(card["best"]) == {"dice_valid", "epoch"} and 0.0 <= card["best"]["dice_valid"]["exact_acc"] <= 1.0
+    assert (out / "dice_reader.onnx").stat().st_size > 10_000
