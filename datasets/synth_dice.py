@@ -673,8 +673,11 @@ def _draw_sheet(tex: np.ndarray, to_tex: Callable[[np.ndarray], np.ndarray], cen
                             ink, max(1, int(ppm * 0.4)), cv2.LINE_AA)
 
 
-def _draw_blanks(tex: np.ndarray, to_tex: Callable[[np.ndarray], np.ndarray], spots: np.ndarray, edge: float, rng: Rng, ppm: float) -> None:
-    """Blank light squares lying flat (counters, sugar cubes, sticky notes): a die top's shape, no print."""
+def _draw_blanks(tex: np.ndarray, to_tex: Callable[[np.ndarray], np.ndarray], spots: np.ndarray, edge: float, rng: Rng,
+                 ppm: float) -> list[np.ndarray]:
+    """Blank light squares lying flat (counters, sugar cubes, sticky notes): a die top's shape, no
+    print. Returns their corners on the table plane (mm), for the labels."""
+    squares = []
     for spot in spots:
         side = edge * rng.uniform(0.6, 1.8)
         yaw = float(rng.uniform(0, 2 * math.pi))
@@ -687,6 +690,8 @@ def _draw_blanks(tex: np.ndarray, to_tex: Callable[[np.ndarray], np.ndarray], sp
         if rng.random() < 0.5:
             rim = tuple(float(v) * rng.uniform(0.55, 0.85) for v in colour)
             cv2.polylines(tex, [pts], True, rim, max(1, int(ppm * rng.uniform(0.4, 1.5))), cv2.LINE_AA, 4)
+        squares.append(square)
+    return squares
 
 
 def _draw_cup(tex: np.ndarray, to_tex: Callable[[np.ndarray], np.ndarray], centre: np.ndarray, rng: Rng, ppm: float) -> None:
@@ -846,12 +851,13 @@ def render_scene(rng: Rng, split: str = "train", n_dice: int = 9, layout: str | 
         else:
             _draw_cup(tex, to_tex, spot, rng, ppm)
 
+    blanks: list[np.ndarray] = []
     if spec.blanks and rng.random() < spec.blanks:
         # around the dice, never under them (the rng is only drawn from here for splits with blanks,
         # so the held-out test photos stay byte for byte what they were)
         cand = target[:2] + rng.uniform(-1.3, 1.3, (int(rng.integers(2, 9)), 2)) * radius
         far = np.array([min(np.linalg.norm(pts - c, axis=1)) > edge * 1.6 for c in cand], bool)
-        _draw_blanks(tex, to_tex, cand[far], edge, rng, ppm)
+        blanks = _draw_blanks(tex, to_tex, cand[far], edge, rng, ppm)
 
     # light: direction toward the lamp
     l_el, l_az = math.radians(rng.uniform(35, 80)), rng.uniform(0, 2 * math.pi)
@@ -919,6 +925,9 @@ def render_scene(rng: Rng, split: str = "train", n_dice: int = 9, layout: str | 
     img = _camera_effects(img, rng)
     meta = {"scene": layout, "background": background, "die_mm": round(edge, 2), "split": split,
             "elevation_deg": round(math.degrees(elevation), 1), "font": style.font}
+    if blanks:  # blank squares in the photo (pixels): not dice, the reader learns them as "none"
+        meta["blanks"] = [[[round(float(x), 2), round(float(y), 2)] for x, y in cam.project(np.c_[sq, np.zeros(4)])]
+                          for sq in blanks]
     return Scene(img, [lab for lab in labels if lab is not None], sides, meta)
 
 

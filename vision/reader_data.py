@@ -239,6 +239,7 @@ def load_dice_samples(folder: Path, rng: np.random.Generator, max_images: int | 
     Every die's TOP face is a sample read like a tile (same heads, same crop). Visible side faces
     of at least ``side_share`` of a top face's area become "none" samples: a box on a side face
     must never be read as the die's top face (RULES.md section 8 scores the faces that show up).
+    Blank squares lying on the table (``blanks`` in the scene file) are "none" samples too.
     """
     from referee.tiles import parse_tile
 
@@ -260,4 +261,11 @@ def load_dice_samples(folder: Path, rng: np.random.Generator, max_images: int | 
                 continue  # a sliver seen edge-on: no detector mistakes it for a top face
             patch, ppoly = _extract(image, np.array(side["polygon"], dtype=np.float32))
             samples.append(Sample(patch, ppoly, NONE_CLASS, -1, np.full(2, np.nan, dtype=np.float32), "dice-side"))
+        h, w = image.shape[:2]
+        for blank in data.get("blanks", []):  # die-sized blank squares on the table: not dice either
+            poly = np.array(blank, dtype=np.float32)
+            if poly.min() < 0 or poly[:, 0].max() > w or poly[:, 1].max() > h:
+                continue
+            patch, ppoly = _extract(image, poly)
+            samples.append(Sample(patch, ppoly, NONE_CLASS, -1, np.full(2, np.nan, dtype=np.float32), "dice-blank"))
     return samples
