@@ -424,9 +424,7 @@ class Store:
     ) -> DiceTurnRecord:
         """Write the player's next turn; refused once they have played all their turns."""
         with self.transaction() as conn:
-            sheet = conn.execute("SELECT * FROM dice_sheets WHERE id = ?", (sheet_id,)).fetchone()
-            if sheet is None:
-                raise NotFoundError(_("There is no dice sheet {id}.").format(id=sheet_id))
+            sheet = self._dice_sheet_row(conn, sheet_id)
             if player not in json.loads(sheet["players"]):
                 raise StoreError(_('"{player}" is not a player on this dice sheet.').format(player=player))
             turn = conn.execute(
@@ -445,10 +443,14 @@ class Store:
             turn_id = int(cur.lastrowid)  # type: ignore[arg-type]
             return DiceTurnRecord(turn_id, player, turn, faces, score, dict(arrangement), created)
 
-    def _dice_sheet(self, conn: sqlite3.Connection, sheet_id: int) -> DiceSheetRecord:
+    def _dice_sheet_row(self, conn: sqlite3.Connection, sheet_id: int) -> sqlite3.Row:
         row = conn.execute("SELECT * FROM dice_sheets WHERE id = ?", (sheet_id,)).fetchone()
         if row is None:
             raise NotFoundError(_("There is no dice sheet {id}.").format(id=sheet_id))
+        return row
+
+    def _dice_sheet(self, conn: sqlite3.Connection, sheet_id: int) -> DiceSheetRecord:
+        row = self._dice_sheet_row(conn, sheet_id)
         entries = [
             DiceTurnRecord(t["id"], t["player"], t["turn"], t["faces"], t["score"], json.loads(t["arrangement"]),
                            t["created_at"])

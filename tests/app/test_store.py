@@ -152,6 +152,21 @@ def test_dice_sheet_turn_limit(store: Store) -> None:
     assert [(e.player, e.turn, e.score) for e in sheet.entries] == [("Ana", 1, 9), ("Ana", 2, 9)]
 
 
+def test_missing_sheets_are_named(store: Store) -> None:
+    # Every way of reaching a sheet that is not there says which one, in the same sentence.
+    with pytest.raises(NotFoundError, match=r"^There is no dice sheet 999\.$"):
+        store.get_dice_sheet(999)
+    with pytest.raises(NotFoundError, match=r"^There is no dice sheet 999\.$"):
+        store.add_dice_turn(999, "Ana", "J J J J J J J J J", 0, {})
+    with pytest.raises(NotFoundError, match=r"^There is no dice sheet 999\.$"):
+        store.delete_dice_sheet(999)
+    with pytest.raises(NotFoundError, match=r"^There is no match 999\.$"):
+        store.get_match(999)
+    with pytest.raises(NotFoundError, match=r"^There is no match 999\.$"):
+        store.add_penalty(999, 1, "Ana", "timeout_draw", 1, "Time ran out")
+    assert _counts(store.path)["dice_turns"] == 0
+
+
 def test_concurrent_writers_all_land(store: Store) -> None:
     sheet_id = store.create_dice_sheet("dice", [f"P{i}" for i in range(8)], turns=6)
     errors: list[BaseException] = []
