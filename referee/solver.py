@@ -12,13 +12,14 @@ jokers), the jokers placed so far and, inside one number, what the groups of tha
 Every table tile must be used; rack tiles may be; a run of length 1 or 2 must go on. The colours
 of one number are handled one after the other ("profile" DP), so a number costs states x options,
 never options to the fourth power. The tiles objective is searched depth first on that
-programme's states, climbing: any plan, then plans leaving out fewer rack tiles than the last,
-until a target is ruled out (by the search running out of options, or past a step budget by the
-breadth-first programme pruned to that target). What makes the searches short: a relaxed bound
-per colour (runs exact, groups only counted) orders and prunes the joker-free searches; with
-jokers, the fewest jokers each colour still needs prunes them; and a choice is dropped as soon
-as its number's groups would need more jokers than are left. A plan laying every usable tile
-then gets a short branch and bound for one that keeps more of the table as it lies.
+programme's states, branch and bound: a first plan, then on from there to plans leaving out
+fewer rack tiles than the last, until the options run out (or past a step budget the
+breadth-first programme pruned to the next target settles it). What makes the search short: a
+relaxed bound per colour (runs exact, groups only counted) orders and prunes the joker-free
+searches; with jokers, the fewest jokers each colour still needs prunes them, at every choice;
+and a choice is dropped as soon as its number's groups would need more jokers than are left.
+A plan laying every usable tile then gets a short branch and bound for one that keeps more of
+the table as it lies.
 
 Jokers follow RULES.md section 5 as the rule books allow them: a joker may stand anywhere in a run
 or a group (a group of 4, either end of a run, two jokers in one set); a set of only jokers is not
@@ -175,7 +176,7 @@ def _read_table(table: TableInput) -> tuple[list[list[Tile]] | None, list[Tile]]
     for s in items:
         if isinstance(s, (Tile,)):
             raise SolverError(_("the table mixes sets and loose tiles: give a list of sets or a list of tiles"))
-        tiles = parse_tiles(s) if isinstance(s, str) else [_coerce_tile(x) for x in s]
+        tiles = parse_tiles(s) if isinstance(s, str) else [x if type(x) is Tile else _coerce_tile(x) for x in s]
         if tiles:
             sets.append(_canonical(tiles))
     return sets, [t for s in sets for t in s]
@@ -184,7 +185,7 @@ def _read_table(table: TableInput) -> tuple[list[list[Tile]] | None, list[Tile]]
 def _read_rack(rack: Sequence[Tile] | str) -> list[Tile]:
     if isinstance(rack, str):
         return _canonical(parse_tiles(rack))
-    return _canonical([_coerce_tile(x) for x in rack])
+    return _canonical([x if type(x) is Tile else _coerce_tile(x) for x in rack])
 
 
 def _counts(indices: Iterable[int]) -> list[int]:
@@ -203,6 +204,8 @@ def _check_counts(counts: Sequence[int], rules: RuleSet) -> None:
                 count=counts[52], name=rules.name, jokers=rules.jokers
             )
         )
+    if max(counts[:52]) <= rules.copies:
+        return
     for x in range(52):
         if counts[x] > rules.copies:
             raise SolverError(
@@ -333,6 +336,9 @@ def _relaxed_steps(sid: int, t: int, r: int, gcap: int) -> tuple[tuple[int, int]
     return tuple(best.items())
 
 
+_RELAXED: dict[int, tuple[tuple[int, int], ...]] = {}
+"""Shared between solves: (table copies, rack copies, group cap, sid) packed in one int ->
+:func:`_relaxed_steps`."""
 _IDLE_STEP = ((0, 0),)
 """Relaxed step of a colour with nothing open at a number without its tiles."""
 
@@ -374,12 +380,13 @@ _IDLE_NEED = ((0, 0, 0),)
 """Joker-need step of a colour with nothing open at a number without its tiles."""
 
 
-@lru_cache(maxsize=1 << 16)
 def _need_steps(
     sid: int, t: int, r: int, jb: int, jstart: bool, jmax: int, mode: int, deficit: tuple[int, ...]
 ) -> tuple[tuple[int, int, int], ...]:
-    """One colour at one number for :meth:`_Programme.joker_needs`: (new sid, rack tiles left
-    out, fewest joker halves), the fewest per (new sid, left out)."""
+    """One colour at one number for :meth:`_Programme.joker_needs`: (new sid, fewest joker
+    halves, shift) per new sid and rack tiles left out, leaving out those a way to the same new
+    sid with no more left out and no more halves does at least as well. ``shift`` places the
+    way in the bit table of :meth:`_Programme.joker_needs`: left out * (4 * jb + 1) + halves."""
     best: dict[tuple[int, int], int] = {}
     for nsid, g, jr, u, _cont, _d in _colour_options(_IDS.states[sid], t, r, jb, jstart, jmax, mode):
         cost = 2 * jr + deficit[g]
@@ -387,7 +394,19 @@ def _need_steps(
             k = (nsid, r + t - u)
             if best.get(k, _NEED_INF) > cost:
                 best[k] = cost
-    return tuple((k[0], k[1], v) for k, v in best.items())
+    width = 4 * jb + 1
+    return tuple(
+        (nsid, cost, miss * width + cost)
+        for (nsid, miss), cost in best.items()
+        if not any(m2 <= miss and c2 <= cost and (m2, c2) != (miss, cost) for (n2, m2), c2 in best.items() if n2 == nsid)
+    )
+
+
+_NEED_CELLS: dict[tuple[Any, ...], int] = {}
+"""Shared between solves: the arguments of :func:`_need_steps` but the run state -> a small
+int (ids never reused, registered under ``_CELLS_LOCK``)."""
+_NEED_STEPS: dict[int, tuple[tuple[int, int, int], ...]] = {}
+"""(need cell id, sid) -> :func:`_need_steps`."""
 
 
 @lru_cache(maxsize=1 << 12)
@@ -557,6 +576,10 @@ class _OutOfBudget(Exception):
     """The depth-first search gave up (the breadth-first programme takes over)."""
 
 
+class _Found(Exception):
+    """The depth-first search found a plan good enough to stop at."""
+
+
 @dataclass
 class _Plan:
     """What the programme chose: per number, per colour the option detail, groups' jokers."""
@@ -613,15 +636,20 @@ class _Programme:
         # A joker may start a run only where the run can still reach 13 (see module docstring).
         # Lean mode: only a run of exactly 3 ending at 13 needs a leading joker (J K12 K13,
         # J J K13), so runs start with a joker only at 11.
-        self.jstart = [[False] * 15 for _ in range(4)]
-        for c in range(4):
-            gaps = 0
-            for n in range(13, 0, -1):
-                self.jstart[c][n] = self.jtot >= 1 + gaps and (n == 11 or not self.lean)
-                if t[c][n] + r[c][n] == 0:
-                    gaps += 1
+        jt, lean = self.jtot, self.lean
+        self.jstart = jstart = [[False] * 15 for _ in range(4)]
+        if jt:
+            for c in range(4):
+                gaps = 0
+                tc, rc, row = t[c], r[c], jstart[c]
+                for n in range(13, 0, -1):
+                    row[n] = jt >= 1 + gaps and (n == 11 or not lean)
+                    if not (tc[n] or rc[n]):
+                        gaps += 1
         # Cells where a colour with no open run stays as it is (no tile, no joker start).
-        self.idle = [[not (t[c][n] + r[c][n]) and not self.jstart[c][n] for n in range(15)] for c in range(4)]
+        self.idle = [
+            [not (tc[n] or rc[n] or js[n]) for n in range(15)] for tc, rc, js in zip(t, r, jstart)
+        ]
         # rest_avail[n][c]: the most tiles each colour after c can add to number n's groups.
         self.rest_avail = []
         for n in range(15):
@@ -629,9 +657,9 @@ class _Programme:
             self.rest_avail.append([a[1:], a[2:], a[3:], ()])
         # Upper bound on what rack tiles at numbers >= n can still add (primary units).
         pts = objective == "points"
-        self.ub = [0] * 16
+        self.ub = ub = [0] * 16
         for n in range(13, 0, -1):
-            self.ub[n] = self.ub[n + 1] + sum(r[c][n] for c in range(4)) * (n if pts else 1)
+            ub[n] = ub[n + 1] + (r[0][n] + r[1][n] + r[2][n] + r[3][n]) * (n if pts else 1)
         self.junit = 13 if pts else 1
         self.old_idx = [_indices(s) for s in old_sets] if old_sets is not None else None
         self.layout = _old_layout(self.old_idx)
@@ -652,28 +680,35 @@ class _Programme:
 
     def _prefilter(self, t: list[list[int]], r: list[list[int]]) -> None:
         """Drop rack tiles that fit in no set at all, even with every tile and joker available:
-        they cannot be laid, and without them the bound is tighter and the search smaller."""
+        they cannot be laid, and without them the bound is tighter and the search smaller.
+        A tile fits in a group when two more colours (or jokers) are there at its number, in
+        a run when some three numbers around it miss no more tiles of its colour than there
+        are jokers. (Dropping one tile can leave another with no set: repeat until none
+        drops; the tiles left do not depend on the order.)"""
+        j = self.jtot
+        if j >= 2:
+            return  # (two jokers make a set with any tile)
         changed = True
         while changed:
             changed = False
+            # present[n]: colours with a tile at n, table or rack.
+            present = [
+                (1 if t[0][n] or r[0][n] else 0) + (1 if t[1][n] or r[1][n] else 0)
+                + (1 if t[2][n] or r[2][n] else 0) + (1 if t[3][n] or r[3][n] else 0)
+                for n in range(15)
+            ]
             for c in range(4):
+                tc, rc = t[c], r[c]
                 for n in range(1, 14):
-                    if not r[c][n]:
+                    if not rc[n] or present[n] + j >= 3:
                         continue
-                    if not self._could_fit(t, r, c, n):
-                        r[c][n] = 0
+                    for a in range(max(1, n - 2), min(n, 11) + 1):
+                        missing = sum(1 for m in range(a, a + 3) if m != n and not (tc[m] or rc[m]))
+                        if missing <= j:
+                            break
+                    else:
+                        rc[n] = 0
                         changed = True
-
-    def _could_fit(self, t: list[list[int]], r: list[list[int]], c: int, n: int) -> bool:
-        j = self.jtot
-        others = sum(1 for d in range(4) if d != c and t[d][n] + r[d][n])
-        if others + j >= 2:
-            return True
-        for a in range(max(1, n - 2), min(n, 11) + 1):
-            missing = sum(1 for m in range(a, a + 3) if m != n and not (t[c][m] + r[c][m]))
-            if missing <= j:
-                return True
-        return False
 
     def _proxy(self) -> None:
         """Tie-break weights for keeping the table as it lies: a kept joint of an old run at
@@ -685,27 +720,36 @@ class _Programme:
         self.grpw = [[0] * 15 for _c in range(4)]
         if not self.old_idx:
             return
-        joints: dict[tuple[int, int], list[int]] = {}
-        starts: dict[tuple[int, int], list[int]] = {}
+        joints: dict[int, list[int]] = {}  # by colour * 16 + n
+        starts: dict[int, list[int]] = {}
         runs, groups = self.layout
         for c, spans in runs.items():
             for _i, lo, hi in spans:
                 # A run starting where an old run starts keeps that run apart (joining two old
                 # runs into one moves the tiles of one of them).
-                starts.setdefault((c, lo), []).append(hi - lo + 1)
+                starts.setdefault(c * 16 + lo, []).append(hi - lo + 1)
                 for n in range(lo + 1, hi + 1):
-                    joints.setdefault((c, n), []).append(min(n - lo, hi - n + 1))
+                    w = n - lo if n - lo < hi - n + 1 else hi - n + 1
+                    got = joints.get(c * 16 + n)
+                    if got is None:
+                        joints[c * 16 + n] = [w]
+                    else:
+                        got.append(w)
+        grpw = self.grpw
         for n, olds in groups.items():
             for i, _cols, _j in olds:
                 for x in self.old_idx[i]:
                     if x != 52:
-                        self.grpw[x // 13][n] += 1
+                        grpw[x // 13][n] += 1
         for src, dst in ((joints, self.adjw), (starts, self.startw)):
-            for (c, n), ws in src.items():
+            for cn, ws in src.items():
+                if len(ws) == 1:
+                    dst[cn >> 4][cn & 15] = (0, ws[0])
+                    continue
                 acc = [0]
                 for w in sorted(ws, reverse=True):
                     acc.append(acc[-1] + w)
-                dst[c][n] = tuple(acc)
+                dst[cn >> 4][cn & 15] = tuple(acc)
 
     def _cell_options(self, c: int, n: int, simple: bool) -> dict[int, Any]:
         """Per-cell caches of the hot loops: options ready to add to a key."""
@@ -725,6 +769,7 @@ class _Programme:
         t, r = self.t, self.r
         caps = [_group_caps(t[0][n] + r[0][n], t[1][n] + r[1][n], t[2][n] + r[2][n], t[3][n] + r[3][n]) for n in range(15)]
         hb: list[list[dict[int, int]]] = []
+        shared = _RELAXED
         for c in range(4):
             tc, rc = t[c], r[c]
             steps: list[Any] = [None]
@@ -732,8 +777,19 @@ class _Programme:
             for n in range(1, 14):
                 if tc[n] or rc[n]:
                     gc = caps[n][c]
-                    row = [(sid, _relaxed_steps(sid, tc[n], rc[n], gc)) for sid in reach]
-                    reach = {x[0] for _sid, st in row for x in st}
+                    base = ((tc[n] << 3 | rc[n]) << 3 | gc) << _CB
+                    row = []
+                    nxt = set()
+                    for sid in reach:
+                        st = shared.get(base | sid)
+                        if st is None:
+                            st = _relaxed_steps(sid, tc[n], rc[n], gc)
+                            if len(shared) < _SHARED_MAX:
+                                shared[base | sid] = st
+                        row.append((sid, st))
+                        for x in st:
+                            nxt.add(x[0])
+                    reach = nxt
                 else:
                     # No tile: runs of 3 or more end, shorter ones die.
                     row = [(sid, _IDLE_STEP if _CLOSED[sid] else ()) for sid in reach]
@@ -768,13 +824,32 @@ class _Programme:
         too counts two halves per joker; colour c alone needs at least 2y - sum over d != c
         of min(a_d, y) joker places for y groups holding a tile of it. So any arrangement
         spends at least the sum over the colours of their needs, in halves, and at most two
-        per joker: a plan is impossible where that sum is more than twice the jokers left."""
+        per joker: a plan is impossible where that sum is more than twice the jokers left.
+        Needs of more than twice the jokers there are read as no way on (``_NEED_INF``): no
+        plan could meet them either way."""
         if self._need is not None:
             return self._need
         t, r = self.t, self.r
         jt = self.jtot
         inf = _NEED_INF
+        # Each colour's ways as bits: bit k * width + h of a state's number is set when the
+        # colour can go on from it leaving out at most k rack tiles with at most h halves
+        # (h <= cap; a way ending past cap only marks that nothing within it exists). A way
+        # adds its tiles left out and halves by one shift; bits pushed past cap land in the
+        # pad between rows (cap + 1 to 2 * cap) and are cleared. More halves than cap can
+        # never fit the jokers there are, so they read as "no way" (the searches cut there
+        # either way).
+        cap = 2 * jt
+        width = 2 * cap + 1
+        row_bits = (1 << (cap + 1)) - 1
+        full = 0
+        for k in range(most + 1):
+            full |= row_bits << (k * width)
+        lowest = [inf] + [(x & -x).bit_length() - 1 for x in range(1, row_bits + 1)]
+        shifts = [k * width for k in range(most + 1)]
+        read: dict[int, list[int]] = {}
         defs = [_group_deficits(t[0][n] + r[0][n], t[1][n] + r[1][n], t[2][n] + r[2][n], t[3][n] + r[3][n]) for n in range(15)]
+        jmax, mode, jstart = self.jmax, self.mode, self.jstart
         need: list[list[dict[int, list[int]]]] = []
         for c in range(4):
             tc, rc = t[c], r[c]
@@ -782,41 +857,58 @@ class _Programme:
             # Forward, the fewest halves to reach each state: any real way there spends at
             # most two per joker, so states beyond twice the jokers are never reached.
             reach: dict[int, int] = {0: 0}
-            cap = 2 * jt
             for n in range(1, 14):
-                js = self.jstart[c][n]
+                js = jstart[c][n]
                 nxt: dict[int, int] = {}
-                busy = tc[n] or rc[n] or js
+                idle = not (tc[n] or rc[n] or js)
+                args = (tc[n], rc[n], jt, js, jmax, mode, defs[n][c])
+                cid = _NEED_CELLS.get(args, -1)
+                if cid < 0 and len(_NEED_CELLS) < _CELLS_MAX:
+                    with _CELLS_LOCK:
+                        cid = _NEED_CELLS.setdefault(args, len(_NEED_CELLS))
                 row = []
                 for sid, spent in reach.items():
-                    # (A cell with no tile still lets open runs go on with jokers.)
-                    st = _need_steps(sid, tc[n], rc[n], jt, js, self.jmax, self.mode, defs[n][c]) if busy or sid else _IDLE_NEED
+                    if idle and not sid:
+                        st = _IDLE_NEED  # (a cell with no tile still lets open runs go on with jokers)
+                    else:
+                        key = (cid << _CB) | sid
+                        st = _NEED_STEPS.get(key) if cid >= 0 else None
+                        if st is None:
+                            st = _need_steps(sid, tc[n], rc[n], jt, js, jmax, mode, defs[n][c])
+                            if cid >= 0 and len(_NEED_STEPS) < _SHARED_MAX:
+                                _NEED_STEPS[key] = st
                     row.append((sid, st))
-                    for nsid, _miss, cost in st:
+                    for nsid, cost, _shift in st:
                         cost += spent
                         if cost <= cap and nxt.get(nsid, cap + 1) > cost:
                             nxt[nsid] = cost
                 reach = nxt
                 steps.append(row)
-            val = {sid: [0 if _CLOSED[sid] else inf] * (most + 1) for sid in reach}
-            vals: list[dict[int, list[int]]] = [val]
+            val = {sid: full if _CLOSED[sid] else 0 for sid in reach}
+            masks: list[dict[int, int]] = [val]
             for n in range(13, 0, -1):
                 cur = {}
                 for sid, st in steps[n]:
-                    best = [inf] * (most + 1)
-                    for nsid, miss, cost in st:
+                    m = 0
+                    for nsid, _cost, shift in st:
                         v = val.get(nsid)
-                        if v is None:
-                            continue
-                        for k in range(miss, most + 1):
-                            x = cost + v[k - miss]
-                            if x < best[k]:
-                                best[k] = x
-                    cur[sid] = best
+                        if v:
+                            m |= v << shift
+                    cur[sid] = m & full
                 val = cur
-                vals.append(val)
-            vals.reverse()
-            need.append(vals)
+                masks.append(val)
+            masks.reverse()
+            # As lists by tiles left out (few distinct tables: read once each).
+            levels = []
+            for level in masks:
+                out = {}
+                for sid, m in level.items():
+                    v = read.get(m)
+                    if v is None:
+                        v = read[m] = [lowest[(m >> sh) & row_bits] for sh in shifts]
+                    out[sid] = v
+                levels.append(out)
+            need.append(levels)
         self._need = need
         self._need_most = most
         return need
@@ -857,9 +949,17 @@ class _Programme:
                 _SCORED[key] = got  # (the same list whichever thread computes it)
         return got
 
-    def search(self, slack: int = 0, budget: int = 20000, relaxed: bool = False) -> _Plan | None:
-        """Lean mode: a plan leaving out at most ``slack`` usable rack tiles, found depth first,
-        the options that leave out fewest and keep the table as it lies tried first.
+    def search(self, slack: int = 0, budget: int = 20000, relaxed: bool = False, stop: int | None = None) -> _Plan | None:
+        """Lean mode: the plan leaving out fewest usable rack tiles, at most ``slack``, found
+        depth first, the options that leave out fewest and keep the table as it lies tried
+        first; the search ends early at a plan leaving out ``stop`` or fewer (by default
+        ``slack``: the first plan found).
+
+        Branch and bound: each plan found lowers the slack for the rest of the search to one
+        less than it left out, so the search goes on from where it is instead of starting
+        again for the next target. The plan returned is the first in the search order among
+        those leaving out fewest (as a climb of first-plan searches, one target at a time,
+        would find it).
 
         ``relaxed`` (joker-free positions): tiles left out are counted against the relaxed bound
         of :meth:`bounds` rather than against every usable rack tile, so ``slack`` is how far
@@ -867,8 +967,10 @@ class _Programme:
         built, searches within its slack turn back where the colours need more jokers than are
         left. Where such a plan exists this takes a few hundred steps where the breadth-first
         programme builds every partial arrangement. Dead ends are remembered with the slack
-        they failed under, across calls. None if there is no such plan (then
-        :attr:`search_complete` is True) or the search took more than ``budget`` steps."""
+        they failed under, across calls. :attr:`search_complete` is True when the search ran
+        out of options or reached ``stop`` (the plan returned, or None, is then the answer);
+        False when it took more than ``budget`` steps (then the best plan found so far, or
+        None)."""
         assert self.lean
         jcap = self.jtot
         if relaxed:
@@ -876,11 +978,11 @@ class _Programme:
             dead = self._hdead
         else:
             dead = self._dead
+        if stop is None:
+            stop = slack
         details: list[list[tuple[Any, ...]]] = [[() for _c in range(4)] for _n in range(13)]
         group_jokers = [0] * 13
         cache = self._hcache if relaxed else self._dfs_cache
-        r = self.r
-        pts = self.objective == "points"
 
         options = self._hdfs_options if relaxed else self._dfs_options
         # The joker needs hold for searches leaving out no more than the table was made for.
@@ -894,24 +996,46 @@ class _Programme:
         keep_mask, vjs_clear, lean_jg, grow, closed = _KEEP_MASK, _VJS_CLEAR, _LEAN_JG, _GROW, _CLOSED
         left_steps = budget
         group_floor, rest_avail = _group_floor, self.rest_avail
+        # limit: the most tiles a plan may still leave out (one less than the best plan found).
+        limit = slack
+        found: list[Any] = []
 
-        def rec(n: int, c: int, key: int, slack: int) -> int | None:
-            # The score of the best way on from here (None: no way within the slack).
-            nonlocal left_steps
+        # Per search: the group floors by (group scratch, number, colour) and, with the joker
+        # needs, the other colours' need tables at (number, colour) as (colour, table, shift).
+        floors: dict[int, tuple[int, ...]] = {}
+        if need is not None:
+            need_others = [
+                [[(d, need[d][n if d < c else n - 1], cb * d) for d in range(4) if d != c] for c in range(4)] if n else None
+                for n in range(14)
+            ]
+
+        def rec(n: int, c: int, key: int, spent: int, sc: int) -> None:
+            # Every way on from here leaving out at most limit - spent more tiles, in order;
+            # ``sc`` is the score so far. A dead end is remembered with the slack it had.
+            nonlocal left_steps, limit
+            while c < 4 and idle[c][n] and not (key >> (cb * c)) & cm:
+                details[n - 1][c] = _IDLE
+                c += 1
             if c == 4:
+                # Close the number: its groups' jokers, then on to the next.
                 jg = lean_jg[key >> maxg_shift]
                 used = ((key >> js_shift) & 255) + ((key >> pend_shift) & 15) + jg
                 if used > jcap:
-                    return None
+                    return
                 nk = (key & vjs_clear) | (used << js_shift)
                 if n == 13:
                     if not (closed[nk & cm] and closed[(nk >> cb) & cm] and closed[(nk >> 2 * cb) & cm] and closed[(nk >> 3 * cb) & cm]):
-                        return None
+                        return
                     group_jokers[12] = jg
-                    return 0
+                    found[:] = [sc, [list(row) for row in details], list(group_jokers)]
+                    limit = spent - 1
+                    if spent <= stop:
+                        raise _Found
+                    return
                 node = nk | ((n + 1) << 3) << cell_shift
+                slack = limit - spent
                 if dead.get(node, -1) >= slack:
-                    return None
+                    return
                 if need is not None:
                     # Too few jokers left for what the colours need (joker_needs), the slack
                     # shared out among the colours as well as it can be.
@@ -921,30 +1045,24 @@ class _Programme:
                     v3 = need[3][n].get((nk >> 3 * cb) & cm)
                     if v0 is None or v1 is None or v2 is None or v3 is None:
                         dead[node] = slack
-                        return None
-                    least = v0[0] + v1[0] + v2[0] + v3[0]
-                    if slack == 1:
-                        least -= max(v0[0] - v0[1], v1[0] - v1[1], v2[0] - v2[1], v3[0] - v3[1])
-                    elif slack == 2:
-                        g1 = sorted((v0[0] - v0[1], v1[0] - v1[1], v2[0] - v2[1], v3[0] - v3[1]))
-                        least -= max(v0[0] - v0[2], v1[0] - v1[2], v2[0] - v2[2], v3[0] - v3[2], g1[2] + g1[3])
-                    elif slack:
+                        return
+                    if slack > 2:
                         # (Every colour given the whole slack: weaker, but no sharing out.)
                         least = v0[slack] + v1[slack] + v2[slack] + v3[slack]
+                    else:
+                        least = v0[0] + v1[0] + v2[0] + v3[0]
+                        if slack == 1:
+                            least -= max(v0[0] - v0[1], v1[0] - v1[1], v2[0] - v2[1], v3[0] - v3[1])
+                        elif slack == 2:
+                            g1 = sorted((v0[0] - v0[1], v1[0] - v1[1], v2[0] - v2[1], v3[0] - v3[1]))
+                            least -= max(v0[0] - v0[2], v1[0] - v1[2], v2[0] - v2[2], v3[0] - v3[2], g1[2] + g1[3])
                     if least > 2 * (jcap - used):
                         dead[node] = slack
-                        return None
-                got = rec(n + 1, 0, nk, slack)
-                if got is None:
-                    dead[node] = slack
-                else:
-                    group_jokers[n - 1] = jg
-                return got
-            while c < 4 and idle[c][n] and not (key >> (cb * c)) & cm:
-                details[n - 1][c] = _IDLE
-                c += 1
-            if c == 4:
-                return rec(n, 4, key, slack)
+                        return
+                group_jokers[n - 1] = jg
+                rec(n + 1, 0, nk, spent, sc)
+                dead[node] = limit - spent  # (a plan found below lowered the limit)
+                return
             sh = cb * c
             sid = (key >> sh) & cm
             pend = (key >> pend_shift) & 15
@@ -952,41 +1070,76 @@ class _Programme:
             opts = cache.get((((c << 4 | n) << cb | sid) << 4) | jrem)
             if opts is None:
                 opts = options(c, n, sid, jrem)
+            f = key >> maxg_shift
+            fk = (f << 6) | (n << 2) | c
+            floor = floors.get(fk)
+            if floor is None:
+                floor = floors[fk] = group_floor(f, rest_avail[n][c])
             basek = key & ~(cm << sh) & keep_mask
-            row = grow[key >> maxg_shift]
-            floor = group_floor(key >> maxg_shift, rest_avail[n][c])
+            row = grow[f]
             cell = ((n << 3) | (c + 1)) << cell_shift
-            c += 1
+            here = details[n - 1]
+            c1 = c + 1
+            room = limit - spent
+            if need is None:
+                for miss, neg, nsid, g, jrun, detail in opts:
+                    if miss > room:
+                        break
+                    if floor[g] > jrem - jrun:
+                        continue  # this number's groups would need more jokers than are left
+                    left_steps -= 1
+                    if left_steps < 0:
+                        raise _OutOfBudget
+                    nk = basek | (nsid << sh) | ((pend + jrun) << pend_shift) | row[g]
+                    node = nk | cell
+                    if dead.get(node, -1) >= room - miss:
+                        continue
+                    here[c] = detail
+                    rec(n, c1, nk, spent + miss, sc - neg)
+                    room = limit - spent
+                    dead[node] = room - miss
+                return
+            # The other colours' joker needs from here (each given the whole slack: a lower
+            # bound for any share), the colours done at this number from after it.
+            others = 2 * jrem
+            for d, table, dsh in need_others[n][c]:
+                v = table.get((key >> dsh) & cm)
+                if v is None:
+                    return
+                others -= v[room]
+            mine = need[c][n]
             for miss, neg, nsid, g, jrun, detail in opts:
-                if miss > slack:
+                if miss > room:
                     break
                 if floor[g] > jrem - jrun:
                     continue  # this number's groups would need more jokers than are left
+                v = mine.get(nsid)
+                if v is None or v[room - miss] + 2 * jrun > others:
+                    continue  # this colour alone would need more jokers than are left
                 left_steps -= 1
                 if left_steps < 0:
                     raise _OutOfBudget
                 nk = basek | (nsid << sh) | ((pend + jrun) << pend_shift) | row[g]
                 node = nk | cell
-                left = slack - miss
-                if dead.get(node, -1) >= left:
+                if dead.get(node, -1) >= room - miss:
                     continue
-                got = rec(n, c, nk, left)
-                if got is not None:
-                    details[n - 1][c - 1] = detail
-                    return got - neg
-                dead[node] = left
-            return None
+                here[c] = detail
+                rec(n, c1, nk, spent + miss, sc - neg)
+                room = limit - spent
+                dead[node] = room - miss
 
         self.search_complete = False
         try:
-            score = rec(1, 0, 0, slack)
-        except _OutOfBudget:
-            self.steps = budget
-            return None
-        self.steps = budget - left_steps
-        if score is None:
+            rec(1, 0, 0, 0, 0)
             self.search_complete = True
+        except _Found:
+            self.search_complete = True
+        except _OutOfBudget:
+            left_steps = 0
+        self.steps = budget - left_steps
+        if not found:
             return None
+        score, details, group_jokers = found
         return _Plan(score + (self.lean_bonus << _P_SHIFT), details, group_jokers, [0] * 13)
 
     def _dfs_options(self, c: int, n: int, sid: int, jrem: int) -> list[tuple[int, int, int, int, int, tuple[Any, ...]]]:
@@ -1417,14 +1570,16 @@ def _build_sets(prog: _Programme, plan: _Plan, old_sets: list[list[Tile]] | None
                     covers = {i for i, lo, hi in old_runs.get(c, ()) if lo <= n <= hi}
                     threes = sorted(threes, key=lambda r: r.label not in covers)
                 keep3 = threes[:m]
-                done.extend(r.tiles for r in threes[m:])
-                done.extend(r.tiles for r in by[5][z5:])
-                for r in by[5][:z5]:  # tails take one more joker
-                    r.tiles.append(JOKER)
-                    nxt.append(r)
+                for r in threes[m:]:
+                    done.append(r.tiles)
+                if by[5]:
+                    for r in by[5][z5:]:
+                        done.append(r.tiles)
+                    for r in by[5][:z5]:  # tails take one more joker
+                        r.tiles.append(JOKER)
+                        nxt.append(r)
                 tile = _TILE[c][n]
-                short = by[1] + by[2]
-                for i, r in enumerate(short):
+                for i, r in enumerate(by[1] + by[2] if by[1] else by[2]):
                     r.tiles.append(JOKER if i < x12 else tile)
                     r.code += 1
                     nxt.append(r)
@@ -1473,9 +1628,14 @@ def _build_sets(prog: _Programme, plan: _Plan, old_sets: list[list[Tile]] | None
     # The programme never ends a run and starts another of its colour at one number (one
     # longer run does the same); split such runs again where an old run started, so that the
     # old runs stay apart.
+    if not old_runs:
+        return done
     out: list[list[Tile]] = []
     for tiles in done:
-        out.extend(_split_at_old_starts(tiles, old_runs))
+        if len(tiles) < 6:
+            out.append(tiles)
+        else:
+            out.extend(_split_at_old_starts(tiles, old_runs))
     return out
 
 
@@ -1505,14 +1665,14 @@ def _split_at_old_starts(tiles: list[Tile], old_runs: dict[int, list[tuple[int, 
 def _groups_at(n: int, pool: list[int], jokers: int, old: list[tuple[int, frozenset[int], int]], lean: bool) -> list[list[Tile]]:
     """Partition one number's group tiles (``pool[c]`` of colour c, ``jokers``) into groups,
     rebuilding the old groups of that number first where the tiles allow it."""
-    total = sum(pool)
+    total = pool[0] + pool[1] + pool[2] + pool[3]
     if total == 0:
         return []
     maxg = max(pool)
-    choices = [g for g in range(max(maxg, 1), total + 1) if 3 * g - total <= jokers <= 4 * g - total]
     if lean:
-        choices = [max(maxg, -(-total // 4))]
-    count = choices[0]
+        count = max(maxg, -(-total // 4))
+    else:
+        count = next(g for g in range(max(maxg, 1), total + 1) if 3 * g - total <= jokers <= 4 * g - total)
     attempt = _groups_like_old(n, pool, jokers, old, count)
     if attempt is not None:
         return attempt
@@ -1530,14 +1690,19 @@ def _groups_at(n: int, pool: list[int], jokers: int, old: list[tuple[int, frozen
 def _groups_like_old(n: int, pool: list[int], jokers: int, old: list[tuple[int, frozenset[int], int]], count: int) -> list[list[Tile]] | None:
     left = list(pool)
     sets: list[list[int]] = []
-    for _i, cols, _j in sorted(old, key=lambda o: -len(o[1])):
-        if len(sets) < count and cols and all(left[c] > 0 for c in cols):
-            sets.append(sorted(cols))
-            for c in cols:
-                left[c] -= 1
+    if old:
+        for _i, cols, _j in sorted(old, key=lambda o: -len(o[1])):
+            if len(sets) < count and cols and all(left[c] > 0 for c in cols):
+                sets.append(sorted(cols))
+                for c in cols:
+                    left[c] -= 1
     for c in range(4):
         while left[c]:
-            spot = next((s for s in sorted(sets, key=len) if c not in s and len(s) < 4), None)
+            # The shortest set (the first made, among equals) without this colour and with room.
+            spot = None
+            for s in sets:
+                if c not in s and len(s) < 4 and (spot is None or len(s) < len(spot)):
+                    spot = s
             if spot is None:
                 if len(sets) >= count:
                     return None
@@ -1547,7 +1712,8 @@ def _groups_like_old(n: int, pool: list[int], jokers: int, old: list[tuple[int, 
             left[c] -= 1
     if len(sets) != count:
         return None
-    tiles = [[_TILE[c][n] for c in sorted(s)] for s in sets]
+    row = [_TILE[0][n], _TILE[1][n], _TILE[2][n], _TILE[3][n]]
+    tiles = [[row[c] for c in sorted(s)] for s in sets]
     if not _fill_jokers(tiles, jokers):
         return None
     return tiles
@@ -1676,28 +1842,48 @@ def _indices(tiles: Iterable[Tile]) -> list[int]:
     return out
 
 
-def _tally(xs: Iterable[int]) -> dict[int, int]:
-    """Copies of each tile index (a plain dict: Counter costs more on sets this small)."""
-    out: dict[int, int] = {}
+def _tally(xs: Sequence[int]) -> dict[int, int]:
+    """Copies of each tile index, in order of first appearance (a plain dict: Counter costs
+    more on sets this small)."""
+    out = dict.fromkeys(xs, 1)
+    if len(out) == len(xs):  # (the usual case: no tile twice in one set)
+        return out
+    out = {}
     for x in xs:
         out[x] = out.get(x, 0) + 1
     return out
 
 
-def _match(old_sets: list[list[int]], new_sets: list[list[int]]) -> dict[int, int]:
+_CODE = [t.code for t in _BY_INDEX]  # Tile.index -> notation
+
+
+def _codes(xs: Iterable[int]) -> str:
+    """Tile indices in notation, sorted: what :func:`format_tiles` writes for those tiles."""
+    code = _CODE
+    return " ".join([code[x] for x in sorted(xs)])
+
+
+def _match(old_tallies: list[dict[int, int]], new_tallies: list[dict[int, int]]) -> dict[int, int]:
     """new index -> old index: each new set takes the old set it shares most tiles with
-    (greedy on shared tiles, biggest first; ties to the lower old number)."""
+    (greedy on shared tiles, biggest first; ties to the lower old number). Sets given as
+    :func:`_tally` counts."""
     where: dict[int, list[tuple[int, int]]] = {}
-    for i, s in enumerate(old_sets):
-        for x, k in _tally(s).items():
-            where.setdefault(x, []).append((i, k))
+    for i, tally in enumerate(old_tallies):
+        for x, k in tally.items():
+            got = where.get(x)
+            if got is None:
+                where[x] = [(i, k)]
+            else:
+                got.append((i, k))
     pairs = []
-    for j, s in enumerate(new_sets):
+    for j, tally in enumerate(new_tallies):
         shared: dict[int, int] = {}
-        for x, k in _tally(s).items():
-            for i, ko in where.get(x, ()):
-                shared[i] = shared.get(i, 0) + (k if k < ko else ko)
-        pairs.extend((-w, i, j) for i, w in shared.items())
+        for x, k in tally.items():
+            got = where.get(x)
+            if got is not None:
+                for i, ko in got:
+                    shared[i] = shared.get(i, 0) + (k if k < ko else ko)
+        pairs.extend([(-w, i, j) for i, w in shared.items()])
     pairs.sort()
     used_old: set[int] = set()
     out: dict[int, int] = {}
@@ -1741,6 +1927,7 @@ def _describe_change(
     if old_sets is None:
         numbers = list(range(1, len(new_sets) + 1))
         left = _tally(_indices(table_tiles))
+        lay = _("lay {tiles} from the table as set {target}")
         for j, (number, s) in enumerate(zip(numbers, new_idx)):
             table_part: list[int] = []
             for pos, x in enumerate(s):
@@ -1751,43 +1938,48 @@ def _describe_change(
                     flows.setdefault((number, 0), []).append(x)
                     from_rack.append((x, j, pos))
             if table_part:
-                steps.append(
-                    _("lay {tiles} from the table as set {target}").format(
-                        tiles=format_tiles(_BY_INDEX[x] for x in table_part), target=number
-                    )
-                )
+                steps.append(lay.format(tiles=" ".join([_CODE[x] for x in table_part]), target=number))
     else:
-        old_idx = [_indices(s) for s in old_sets]
-        match = _match(old_idx, new_idx)
+        old_tallies = [_tally(_indices(s)) for s in old_sets]
+        new_tallies = [_tally(s) for s in new_idx]
+        match = _match(old_tallies, new_tallies)
         next_number = len(old_sets) + 1
         numbers = []
         for j in range(len(new_sets)):
-            if j in match:
-                numbers.append(match[j] + 1)
+            i = match.get(j)
+            if i is not None:
+                numbers.append(i + 1)
             else:
                 numbers.append(next_number)
                 next_number += 1
         # Tiles that stay: shared with the matched old set; the rest of each old set moves.
-        remaining_old = [_tally(s) for s in old_idx]
+        remaining_old = [dict(t) for t in old_tallies]
         kept_of: list[dict[int, int]] = []
         for j, s in enumerate(new_idx):
             k: dict[int, int] = {}
-            if j in match:
-                rest = remaining_old[match[j]]
-                free = [x for pos, x in enumerate(s) if (j, pos) not in forced] if forced else s
-                for x, cnt in _tally(free).items():
-                    take = min(cnt, rest.get(x, 0))
+            i = match.get(j)
+            if i is not None:
+                rest = remaining_old[i]
+                free = _tally([x for pos, x in enumerate(s) if (j, pos) not in forced]) if forced else new_tallies[j]
+                for x, cnt in free.items():
+                    have = rest.get(x, 0)
+                    take = cnt if cnt < have else have
                     if take:
                         k[x] = take
-                        rest[x] -= take
+                        rest[x] = have - take
             kept_of.append(k)
         sources: dict[int, list[int]] = {}
         for i, rest in enumerate(remaining_old):
-            for x in sorted(rest):
-                if rest[x] > 0:
-                    sources.setdefault(x, []).extend([i + 1] * rest[x])
+            for x, cnt in rest.items():
+                if cnt > 0:
+                    got = sources.get(x)
+                    if got is None:
+                        sources[x] = [i + 1] * cnt
+                    else:
+                        got.extend([i + 1] * cnt)
         for j, s in enumerate(new_idx):
             keep = kept_of[j]
+            target = numbers[j]
             for pos, x in enumerate(s):
                 free_here = not forced or (j, pos) not in forced
                 if free_here and keep.get(x, 0) > 0:
@@ -1795,25 +1987,20 @@ def _describe_change(
                     continue
                 src = sources.get(x) if free_here else None
                 if src:
-                    flows.setdefault((numbers[j], src.pop(0)), []).append(x)
+                    flows.setdefault((target, src.pop(0)), []).append(x)
                     moved.append(x)
                 else:
-                    flows.setdefault((numbers[j], 0), []).append(x)
+                    flows.setdefault((target, 0), []).append(x)
                     from_rack.append((x, j, pos))
-        for (target, origin), xs in sorted(flows.items()):
-            if origin:
-                steps.append(
-                    _("move {tiles} from set {source} to set {target}").format(
-                        tiles=format_tiles(_BY_INDEX[x] for x in sorted(xs)), source=origin, target=target
-                    )
-                )
+        if moved:
+            move = _("move {tiles} from set {source} to set {target}")
+            for (target, origin), xs in sorted(flows.items()):
+                if origin:
+                    steps.append(move.format(tiles=_codes(xs), source=origin, target=target))
+    add = _("add {tiles} from the rack to set {target}")
     for (target, origin), xs in sorted(flows.items()):
         if origin == 0:
-            steps.append(
-                _("add {tiles} from the rack to set {target}").format(
-                    tiles=format_tiles(_BY_INDEX[x] for x in sorted(xs)), target=target
-                )
-            )
+            steps.append(add.format(tiles=_codes(xs), target=target))
     # Points of what came from the rack; a joker is worth the tile it stands for.
     points = 0
     for x, j, pos in from_rack:
@@ -1823,13 +2010,14 @@ def _describe_change(
             points += _joker_values(s)[jpos.index(pos)]
         else:
             points += x % 13 + 1
-    order = sorted(range(len(new_sets)), key=lambda j: numbers[j])
+    order = sorted(range(len(new_sets)), key=numbers.__getitem__)
+    by_index = _BY_INDEX
     return _Outcome(
         [new_sets[j] for j in order],
         [numbers[j] for j in order],
         steps,
-        [_BY_INDEX[x] for x in sorted(moved)],
-        [_BY_INDEX[x] for x in sorted(x for x, _j, _p in from_rack)],
+        [by_index[x] for x in sorted(moved)],
+        [by_index[x] for x in sorted([x for x, _j, _p in from_rack])],
         points,
     )
 
@@ -1848,7 +2036,7 @@ def _solve_plan(
     plan = _run_passes(prog, need_move, floor, budget)
     if plan is not None and prog.lean:
         sets = _build_sets(prog, plan, old_sets)
-        placed_j = sum(t.is_joker for s in sets for t in s)
+        placed_j = sum(t.colour is None for s in sets for t in s) if prog.jtot else 0
         if _lay_spare_jokers(sets, prog.jtot - placed_j):
             return sets, plan.score >> _P_SHIFT
         if objective == "points":
@@ -1959,43 +2147,28 @@ def _run_passes(prog: _Programme, need_move: bool, floor: int = 0, budget: int |
         return prog.solve(max(low, floor), budget=budget)
     if not prog.jtot:
         return _joker_free_passes(prog, low)
-    # With jokers, climb: a depth-first search finds a plan beating the last one quickly when
-    # there is one (the first, with any slack, is usually close); the first target it cannot
-    # reach is settled exactly, by the search itself (pruned by the joker needs once a plan
-    # is known) or, past its budget, by the breadth-first programme pruned to that target.
     bound = prog.ub[1] + prog.lean_bonus
-    top = bound  # the most that can be laid, lowered by the joker needs once known
-    best, value = None, low - 1
-    while value < top:
-        target = value + 1
-        if best is not None and prog._need is None and prog.jtot > 2:
-            # The joker-need table costs about a millisecond with two jokers but tens with
-            # three or four (XP): first a search without it, which often settles the target.
-            found = prog.search(bound - target, _NEED_DELAY * (prog.jtot - 2))
-            if found is not None:
-                best, value = found, found.score >> _P_SHIFT
-                continue
-            if prog.search_complete:
-                break
-        if best is not None and prog._need is None:
-            need = prog.joker_needs(bound - target)
-            # Leaving out k tiles in all leaves out at most k of each colour: where even that
-            # needs more jokers than there are, no plan leaves out k or fewer.
-            k = 0
-            while k <= bound - target and sum(need[c][0][0][k] for c in range(4)) > 2 * prog.jtot:
-                k += 1
-            top = bound - k
-            if value >= top:
-                break
-        found = prog.search(bound - target, _CLIMB_BUDGET)
-        if found is not None:
-            best, value = found, found.score >> _P_SHIFT
-            continue
-        if not prog.search_complete:
-            exact = prog.solve(target)
-            if exact is not None:
-                best = exact
-        break
+    if prog.jtot > 2:
+        return _many_joker_passes(prog, low, bound)
+    # With one or two jokers: the joker needs first (a fraction of a millisecond), then one
+    # depth-first search, branch and bound, from a first plan (its option order makes it a
+    # good one) to ever better ones, pruned by them; the first target it cannot reach is
+    # settled exactly by it running out of options or, past its budget, by the breadth-first
+    # programme pruned to that target.
+    need = prog.joker_needs(bound - low)
+    # Leaving out k tiles in all leaves out at most k of each colour: where even that needs
+    # more jokers than there are, no plan leaves out k or fewer.
+    k = 0
+    while k <= bound - low and sum(need[c][0][0][k] for c in range(4)) > 2 * prog.jtot:
+        k += 1
+    if k > bound - low:
+        return None
+    best = prog.search(bound - low, _CLIMB_BUDGET, stop=k)
+    value = best.score >> _P_SHIFT if best is not None else low - 1
+    if not prog.search_complete:
+        exact = prog.solve(value + 1)
+        if exact is not None:
+            best, value = exact, exact.score >> _P_SHIFT
     if best is not None and value == bound and _improve_budget(prog):
         # Every usable rack tile laid: a short branch and bound for a plan that keeps more
         # of the table as it lies.
@@ -2003,29 +2176,56 @@ def _run_passes(prog: _Programme, need_move: bool, floor: int = 0, budget: int |
     return best if best is not None and (best.score >> _P_SHIFT) >= low else None
 
 
+def _many_joker_passes(prog: _Programme, low: int, bound: int) -> _Plan | None:
+    """Three or four jokers (XP): the joker-need table can cost tens of milliseconds there, so
+    a first plan and a search from it come first without it (which often settle the
+    position), then the joker needs prune a branch-and-bound search from the best plan so far
+    (see :func:`_run_passes`)."""
+    best = prog.search(bound - low, _CLIMB_BUDGET)
+    if best is None:
+        return prog.solve(low) if not prog.search_complete else None
+    value = best.score >> _P_SHIFT
+    settled = value == bound
+    if not settled:
+        found = prog.search(bound - value - 1, _NEED_DELAY * (prog.jtot - 2), stop=0)
+        if found is not None:
+            best, value = found, found.score >> _P_SHIFT
+        settled = prog.search_complete
+    if not settled:
+        target = value + 1
+        need = prog.joker_needs(bound - target)
+        k = 0
+        while k <= bound - target and sum(need[c][0][0][k] for c in range(4)) > 2 * prog.jtot:
+            k += 1
+        if value < bound - k:
+            found = prog.search(bound - target, _CLIMB_BUDGET, stop=k)
+            if found is not None:
+                best, value = found, found.score >> _P_SHIFT
+            if not prog.search_complete:
+                exact = prog.solve(value + 1)
+                if exact is not None:
+                    best, value = exact, exact.score >> _P_SHIFT
+    if value == bound and _improve_budget(prog):
+        best = prog.improve(best, _improve_budget(prog))
+    return best if (best.score >> _P_SHIFT) >= low else None
+
+
 def _joker_free_passes(prog: _Programme, low: int) -> _Plan | None:
-    """Joker-free positions: depth first with misses measured against the relaxed bound
-    (:meth:`_Programme.bounds`), climbing: any plan (options that lose least against the bound
-    tried first, so on a full table this is usually already the plan laying every usable
-    tile), then plans leaving out fewer tiles than the last, until a target is ruled out; the
-    last plan found is the best. A plan meeting the bound then gets a short branch and bound
-    for one that keeps more of the table as it lies."""
+    """Joker-free positions: one depth-first search, branch and bound, with misses measured
+    against the relaxed bound (:meth:`_Programme.bounds`): a first plan (options that lose
+    least against the bound tried first, so on a full table this is usually already the plan
+    laying every usable tile), then on from there to plans leaving out fewer tiles than the
+    last, until the options run out (the last plan found is the best) or a plan meets the
+    bound. A plan meeting the bound then gets a short branch and bound for one that keeps
+    more of the table as it lies."""
     hb = prog.bounds()
     top = sum(hb[c][0].get(0, _NEG) for c in range(4))
     if top < low:
         return None
-    best, slack, spent = None, top - low, 0
-    while slack >= 0:
-        found = prog.search(slack, _RELAXED_BUDGET - spent, relaxed=True)
-        spent += prog.steps
-        if found is not None:
-            best = found
-            slack = top - (found.score >> _P_SHIFT) - 1
-            continue
-        if not prog.search_complete:
-            # Past the budget: the breadth-first programme, pruned by the relaxed bound.
-            return prog.solve(low, use_h=True)
-        break
+    best = prog.search(top - low, _RELAXED_BUDGET, relaxed=True, stop=0)
+    if not prog.search_complete:
+        # Past the budget: the breadth-first programme, pruned by the relaxed bound.
+        return prog.solve(low if best is None else best.score >> _P_SHIFT, use_h=True)
     if best is None:
         return None
     if (best.score >> _P_SHIFT) == top and _improve_budget(prog):
