@@ -371,6 +371,8 @@ _CELLS_MAX = 1 << 15
 _SHARED_MAX = 1 << 16
 """Past this many cells (or option lists) the shared tables take no more: later cells are
 computed afresh each time (memory stays bounded; entries are never removed)."""
+_NO_CELLS = [[-1] * 15 for _c in range(4)]
+"""Cell ids of a search whose options are not shared (never written)."""
 _DFS_ORDER = itemgetter(0, 4, 1)
 """Depth-first order of options: fewest misses, then fewest jokers in runs, then best score."""
 
@@ -673,6 +675,7 @@ class _Programme:
         self._hb: list[Any] | None = None
         self._need: list[Any] | None = None
         self._need_most = -1
+        self._need_others: list[Any] = []
         self.steps = 0
         """Steps the last :meth:`search` took."""
         self.search_complete = False
@@ -911,6 +914,13 @@ class _Programme:
             need.append(levels)
         self._need = need
         self._need_most = most
+        # For the searches: at (number, colour), the other colours' tables, from before the
+        # number for the colours after this one and from after it for those before, with
+        # where their states lie in the key.
+        self._need_others = [
+            [[(d, need[d][n if d < c else n - 1], _CB * d) for d in range(4) if d != c] for c in range(4)] if n else []
+            for n in range(14)
+        ]
         return need
 
     def _cell_id(self, c: int, n: int) -> int:
@@ -985,6 +995,9 @@ class _Programme:
         cache = self._hcache if relaxed else self._dfs_cache
 
         options = self._hdfs_options if relaxed else self._dfs_options
+        # Options in the search order: shared between solves (found by the cell id) unless
+        # measured against this table's relaxed bound.
+        shared, cids = (_DFS_SORTED, self._cell_ids) if not relaxed else (cache, _NO_CELLS)
         # The joker needs hold for searches leaving out no more than the table was made for.
         need = self._need if self._need is not None and slack <= self._need_most else None
 
@@ -1004,10 +1017,7 @@ class _Programme:
         # needs, the other colours' need tables at (number, colour) as (colour, table, shift).
         floors: dict[int, tuple[int, ...]] = {}
         if need is not None:
-            need_others = [
-                [[(d, need[d][n if d < c else n - 1], cb * d) for d in range(4) if d != c] for c in range(4)] if n else None
-                for n in range(14)
-            ]
+            need_others = self._need_others
 
         def rec(n: int, c: int, key: int, spent: int, sc: int) -> None:
             # Every way on from here leaving out at most limit - spent more tiles, in order;
@@ -1067,9 +1077,12 @@ class _Programme:
             sid = (key >> sh) & cm
             pend = (key >> pend_shift) & 15
             jrem = jcap - ((key >> js_shift) & 255) - pend
-            opts = cache.get((((c << 4 | n) << cb | sid) << 4) | jrem)
+            cid = cids[c][n]
+            opts = shared.get(((cid << cb | sid) << 4) | jrem) if cid >= 0 else None
             if opts is None:
-                opts = options(c, n, sid, jrem)
+                opts = cache.get((((c << 4 | n) << cb | sid) << 4) | jrem)
+                if opts is None:
+                    opts = options(c, n, sid, jrem)
             f = key >> maxg_shift
             fk = (f << 6) | (n << 2) | c
             floor = floors.get(fk)
@@ -1146,7 +1159,9 @@ class _Programme:
         """Options of a cell for the depth-first searches, as (miss, -score, new sid, g, jokers in
         runs, detail): fewest rack tiles left out first, then fewest jokers (spare jokers go where
         they are worth most), then the best score."""
-        cid = self._cell_id(c, n)
+        cid = self._cell_ids[c][n]
+        if cid < 0:
+            cid = self._cell_id(c, n)
         key = ((cid << _CB | sid) << 4) | jrem
         got = _DFS_SORTED.get(key) if cid >= 0 else None
         if got is None:
@@ -1514,7 +1529,7 @@ def _shape(xs: tuple[int, ...]) -> tuple[str, int, int, int] | None:
 # Rebuilding the sets from a plan
 
 
-@dataclass
+@dataclass(slots=True)
 class _Run:
     colour: int
     tiles: list[Tile]
@@ -1547,12 +1562,13 @@ def _build_sets(prog: _Programme, plan: _Plan, old_sets: list[list[Tile]] | None
     open_runs: list[list[_Run]] = [[] for _ in range(4)]
     done: list[list[Tile]] = []
     lean = prog.lean
+    group_jokers = plan.group_jokers
     for n in range(1, 14):
-        pool = [0, 0, 0, 0]
+        row = plan.details[n - 1]
+        pool = [row[0][7], row[1][7], row[2][7], row[3][7]]
         for c in range(4):
-            m, ys, x12, x3, x4, s, sj, g, x3g, z5 = plan.details[n - 1][c]
+            m, ys, x12, x3, x4, s, sj, g, x3g, z5 = row[c]
             runs = open_runs[c]
-            pool[c] = g
             if not runs and not s and not sj:
                 continue  # nothing of this colour in runs here (the common case)
             nxt: list[_Run] = []
@@ -1620,8 +1636,8 @@ def _build_sets(prog: _Programme, plan: _Plan, old_sets: list[list[Tile]] | None
             for _k in range(sj):
                 nxt.append(_Run(c, [JOKER], -1))
             open_runs[c] = nxt
-        groups = _groups_at(n, pool, plan.group_jokers[n - 1], old_groups.get(n, []), lean)
-        done.extend(groups)
+        if pool[0] or pool[1] or pool[2] or pool[3]:
+            done.extend(_groups_at(n, pool, group_jokers[n - 1], old_groups.get(n, []), lean))
     for c in range(4):
         for r in open_runs[c]:
             done.append(r.tiles)
@@ -2063,6 +2079,13 @@ def _improve_budget(prog: _Programme) -> int:
     return over * over * 3 // 5
 
 
+_NEED_FIRST_FROM, _NEED_FIRST_BELOW = 16, 64
+"""With one or two jokers, positions of this many tiles (table and usable rack) get the joker
+needs before the first plan. Measured against the first plan first, median over the positions
+with jokers: small (23-26 tiles) 0.76 against 0.92 ms, mid (43-47) 1.56 against 1.86, mid_r24
+(52-57) 3.2 against 3.6; large ones (76-94) slower, 2.8 against 2.4 (the table costs about a
+millisecond there and the first plan usually lays every usable tile), and the crafted ones of
+4-12 tiles too, 0.24-0.27 ms against 0.13-0.16 (there the table is most of the work)."""
 _NEED_DELAY = 1000
 """With more than two jokers, steps (per joker over two) a climbing search may take before the
 joker-need table is built (measured on random XP positions with 3-4 jokers: the table took
@@ -2150,25 +2173,35 @@ def _run_passes(prog: _Programme, need_move: bool, floor: int = 0, budget: int |
     bound = prog.ub[1] + prog.lean_bonus
     if prog.jtot > 2:
         return _many_joker_passes(prog, low, bound)
-    # With one or two jokers: the joker needs first (a fraction of a millisecond), then one
-    # depth-first search, branch and bound, from a first plan (its option order makes it a
-    # good one) to ever better ones, pruned by them; the first target it cannot reach is
-    # settled exactly by it running out of options or, past its budget, by the breadth-first
-    # programme pruned to that target.
-    need = prog.joker_needs(bound - low)
-    # Leaving out k tiles in all leaves out at most k of each colour: where even that needs
-    # more jokers than there are, no plan leaves out k or fewer.
-    k = 0
-    while k <= bound - low and sum(need[c][0][0][k] for c in range(4)) > 2 * prog.jtot:
-        k += 1
-    if k > bound - low:
-        return None
-    best = prog.search(bound - low, _CLIMB_BUDGET, stop=k)
-    value = best.score >> _P_SHIFT if best is not None else low - 1
-    if not prog.search_complete:
-        exact = prog.solve(value + 1)
-        if exact is not None:
-            best, value = exact, exact.score >> _P_SHIFT
+    # With one or two jokers: one depth-first search, branch and bound, from a first plan (its
+    # option order makes it a good one) to ever better ones, pruned by the joker needs; the
+    # first target it cannot reach is settled exactly by it running out of options or, past
+    # its budget, by the breadth-first programme pruned to that target. On a small table the
+    # joker needs come first (a fraction of a millisecond there, and the first plan is rarely
+    # the best); on a big one the first plan comes first, without them: it usually lays every
+    # usable tile, and the table would cost a millisecond or more.
+    best, value = None, low - 1
+    if not _NEED_FIRST_FROM <= prog.table_size + bound < _NEED_FIRST_BELOW:
+        best = prog.search(bound - low, _CLIMB_BUDGET)
+        if best is not None:
+            value = best.score >> _P_SHIFT
+        elif prog.search_complete:
+            return None
+    if value < bound:
+        need = prog.joker_needs(bound - low)
+        # Leaving out k tiles in all leaves out at most k of each colour: where even that
+        # needs more jokers than there are, no plan leaves out k or fewer.
+        k = 0
+        while k <= bound - low and sum(need[c][0][0][k] for c in range(4)) > 2 * prog.jtot:
+            k += 1
+        if value < bound - k:
+            found = prog.search(bound - value - 1, _CLIMB_BUDGET, stop=k)
+            if found is not None:
+                best, value = found, found.score >> _P_SHIFT
+            if not prog.search_complete:
+                exact = prog.solve(value + 1)
+                if exact is not None:
+                    best, value = exact, exact.score >> _P_SHIFT
     if best is not None and value == bound and _improve_budget(prog):
         # Every usable rack tile laid: a short branch and bound for a plan that keeps more
         # of the table as it lies.
