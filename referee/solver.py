@@ -1141,9 +1141,71 @@ class _Programme:
                 room = limit - spent
                 dead[node] = room - miss
 
+        colours_mask = (1 << js_shift) - 1
+
+        def rec0(n: int, c: int, key: int, spent: int, sc: int) -> None:
+            # rec for a position without jokers (the common case, and the hot loop there):
+            # no joker counts to keep, and a number's groups must complete on their own.
+            nonlocal left_steps, limit
+            while c < 4 and idle[c][n] and not (key >> (cb * c)) & cm:
+                details[n - 1][c] = _IDLE
+                c += 1
+            if c == 4:
+                if lean_jg[key >> maxg_shift]:
+                    return
+                nk = key & colours_mask
+                if n == 13:
+                    if not (closed[nk & cm] and closed[(nk >> cb) & cm] and closed[(nk >> 2 * cb) & cm] and closed[(nk >> 3 * cb) & cm]):
+                        return
+                    group_jokers[12] = 0
+                    found[:] = [sc, [list(row) for row in details], list(group_jokers)]
+                    limit = spent - 1
+                    if spent <= stop:
+                        raise _Found
+                    return
+                node = nk | ((n + 1) << 3) << cell_shift
+                if dead.get(node, -1) >= limit - spent:
+                    return
+                group_jokers[n - 1] = 0
+                rec0(n + 1, 0, nk, spent, sc)
+                dead[node] = limit - spent
+                return
+            sh = cb * c
+            sid = (key >> sh) & cm
+            opts = cache.get(((c << 4 | n) << cb | sid) << 4)
+            if opts is None:
+                opts = options(c, n, sid, 0)
+            f = key >> maxg_shift
+            fk = (f << 6) | (n << 2) | c
+            floor = floors.get(fk)
+            if floor is None:
+                floor = floors[fk] = group_floor(f, rest_avail[n][c])
+            basek = key & ~(cm << sh) & keep_mask
+            row = grow[f]
+            cell = ((n << 3) | (c + 1)) << cell_shift
+            here = details[n - 1]
+            c1 = c + 1
+            room = limit - spent
+            for miss, neg, nsid, g, _jrun, detail in opts:
+                if miss > room:
+                    break
+                if floor[g]:
+                    continue  # this number's groups could not be completed
+                left_steps -= 1
+                if left_steps < 0:
+                    raise _OutOfBudget
+                nk = basek | (nsid << sh) | row[g]
+                node = nk | cell
+                if dead.get(node, -1) >= room - miss:
+                    continue
+                here[c] = detail
+                rec0(n, c1, nk, spent + miss, sc - neg)
+                room = limit - spent
+                dead[node] = room - miss
+
         self.search_complete = False
         try:
-            rec(1, 0, 0, 0, 0)
+            (rec if jcap else rec0)(1, 0, 0, 0, 0)
             self.search_complete = True
         except _Found:
             self.search_complete = True
