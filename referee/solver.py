@@ -1982,6 +1982,55 @@ class _Outcome:
     points: int
 
 
+def _flows_counted(
+    new_idx: list[list[int]], new_tallies: list[dict[int, int]], remaining_old: list[dict[int, int]],
+    match: dict[int, int], numbers: list[int], forced: set[tuple[int, int]],
+    flows: dict[tuple[int, int], list[int]], moved: list[int], from_rack: list[tuple[int, int, int]],
+) -> None:
+    """For :func:`_describe_change`, with copies counted (a tile may be twice in one set, and
+    rack jokers may be ``forced`` to places): each new set keeps what it shares with its old
+    set; its other tiles come from the old sets that have them left, in order, or the rack.
+    Fills ``flows``, ``moved``, ``from_rack``."""
+    kept_of: list[dict[int, int]] = []
+    for j, s in enumerate(new_idx):
+        k: dict[int, int] = {}
+        i = match.get(j)
+        if i is not None:
+            rest = remaining_old[i]
+            free = _tally([x for pos, x in enumerate(s) if (j, pos) not in forced]) if forced else new_tallies[j]
+            for x, cnt in free.items():
+                have = rest.get(x, 0)
+                take = cnt if cnt < have else have
+                if take:
+                    k[x] = take
+                    rest[x] = have - take
+        kept_of.append(k)
+    sources: dict[int, list[int]] = {}
+    for i, rest in enumerate(remaining_old):
+        for x, cnt in rest.items():
+            if cnt > 0:
+                got = sources.get(x)
+                if got is None:
+                    sources[x] = [i + 1] * cnt
+                else:
+                    got.extend([i + 1] * cnt)
+    for j, s in enumerate(new_idx):
+        keep = kept_of[j]
+        target = numbers[j]
+        for pos, x in enumerate(s):
+            free_here = not forced or (j, pos) not in forced
+            if free_here and keep.get(x, 0) > 0:
+                keep[x] -= 1
+                continue
+            src = sources.get(x) if free_here else None
+            if src:
+                flows.setdefault((target, src.pop(0)), []).append(x)
+                moved.append(x)
+            else:
+                flows.setdefault((target, 0), []).append(x)
+                from_rack.append((x, j, pos))
+
+
 def _describe_change(
     old_sets: list[list[Tile]] | None, table_tiles: list[Tile], new_sets: list[list[Tile]], rack_jokers_high: bool = False
 ) -> _Outcome:
@@ -2032,44 +2081,44 @@ def _describe_change(
                 next_number += 1
         # Tiles that stay: shared with the matched old set; the rest of each old set moves.
         remaining_old = [dict(t) for t in old_tallies]
-        kept_of: list[dict[int, int]] = []
-        for j, s in enumerate(new_idx):
-            k: dict[int, int] = {}
-            i = match.get(j)
-            if i is not None:
+        if forced or not all(len(t) == len(x) for t, x in zip(old_tallies, old_sets)) or not all(
+            len(t) == len(x) for t, x in zip(new_tallies, new_idx)
+        ):
+            _flows_counted(new_idx, new_tallies, remaining_old, match, numbers, forced, flows, moved, from_rack)
+        else:
+            # No tile twice in one set (the usual case): the same, with sets for counts.
+            kept_sets: list[Any] = []
+            for j in range(len(new_idx)):
+                i = match.get(j)
+                if i is None:
+                    kept_sets.append(())
+                    continue
                 rest = remaining_old[i]
-                free = _tally([x for pos, x in enumerate(s) if (j, pos) not in forced]) if forced else new_tallies[j]
-                for x, cnt in free.items():
-                    have = rest.get(x, 0)
-                    take = cnt if cnt < have else have
-                    if take:
-                        k[x] = take
-                        rest[x] = have - take
-            kept_of.append(k)
-        sources: dict[int, list[int]] = {}
-        for i, rest in enumerate(remaining_old):
-            for x, cnt in rest.items():
-                if cnt > 0:
+                kept = new_tallies[j].keys() & rest.keys()
+                for x in kept:
+                    del rest[x]
+                kept_sets.append(kept)
+            sources: dict[int, list[int]] = {}
+            for i, rest in enumerate(remaining_old):
+                for x in rest:
                     got = sources.get(x)
                     if got is None:
-                        sources[x] = [i + 1] * cnt
+                        sources[x] = [i + 1]
                     else:
-                        got.extend([i + 1] * cnt)
-        for j, s in enumerate(new_idx):
-            keep = kept_of[j]
-            target = numbers[j]
-            for pos, x in enumerate(s):
-                free_here = not forced or (j, pos) not in forced
-                if free_here and keep.get(x, 0) > 0:
-                    keep[x] -= 1
-                    continue
-                src = sources.get(x) if free_here else None
-                if src:
-                    flows.setdefault((target, src.pop(0)), []).append(x)
-                    moved.append(x)
-                else:
-                    flows.setdefault((target, 0), []).append(x)
-                    from_rack.append((x, j, pos))
+                        got.append(i + 1)
+            for j, s in enumerate(new_idx):
+                kept = kept_sets[j]
+                target = numbers[j]
+                for pos, x in enumerate(s):
+                    if x in kept:
+                        continue
+                    src = sources.get(x)
+                    if src:
+                        flows.setdefault((target, src.pop(0)), []).append(x)
+                        moved.append(x)
+                    else:
+                        flows.setdefault((target, 0), []).append(x)
+                        from_rack.append((x, j, pos))
         if moved:
             move = _("move {tiles} from set {source} to set {target}")
             for (target, origin), xs in sorted(flows.items()):
