@@ -2198,16 +2198,15 @@ def _improve_budget(prog: _Programme) -> int:
 
 
 _NEED_FIRST_FROM, _NEED_FIRST_BELOW = 16, 64
-"""With one or two jokers, positions of this many tiles (table and usable rack) get the joker
-needs before the first plan. Measured against the first plan first, median over the positions
-with jokers: small (23-26 tiles) 0.76 against 0.92 ms, mid (43-47) 1.56 against 1.86, mid_r24
-(52-57) 3.2 against 3.6; large ones (76-94) slower, 2.8 against 2.4 (the table costs about a
-millisecond there and the first plan usually lays every usable tile), and the crafted ones of
-4-12 tiles too, 0.24-0.27 ms against 0.13-0.16 (there the table is most of the work)."""
-_NEED_DELAY = 1000
-"""With more than two jokers, steps (per joker over two) a climbing search may take before the
-joker-need table is built (measured on random XP positions with 3-4 jokers: the table took
-10-40 ms where a search without it settled the target in a few hundred steps)."""
+"""Positions with jokers of this many tiles (table tiles, usable rack tiles and rack jokers) get
+the joker needs before the first plan. Measured against the first plan first, median over the
+benchmark positions with jokers: small (23-26 tiles) 0.76 against 0.92 ms, mid (43-47) 1.56
+against 1.86, mid_r24 (52-57) 3.2 against 3.6; large ones (76-94) slower, 2.8 against 2.4 (the
+table costs about a millisecond there and the first plan usually lays every usable tile), and
+the crafted ones of 4-12 tiles too, 0.24-0.27 ms against 0.13-0.16 (there the table is most of
+the work). With three or four jokers (XP, 82 random positions with 3-4 jokers, 4-18 table
+sets): median 1.9 ms against 3.4 for the former way (first plan, then up to 1,000 steps a joker
+over two without the table), worst 11 against 14."""
 _RELAXED_BUDGET = 20000
 """Steps the depth-first passes against the relaxed bound may take in all (joker-free
 positions) before the breadth-first programme settles the position."""
@@ -2289,15 +2288,13 @@ def _run_passes(prog: _Programme, need_move: bool, floor: int = 0, budget: int |
     if not prog.jtot:
         return _joker_free_passes(prog, low)
     bound = prog.ub[1] + prog.lean_bonus
-    if prog.jtot > 2:
-        return _many_joker_passes(prog, low, bound)
-    # With one or two jokers: one depth-first search, branch and bound, from a first plan (its
-    # option order makes it a good one) to ever better ones, pruned by the joker needs; the
-    # first target it cannot reach is settled exactly by it running out of options or, past
-    # its budget, by the breadth-first programme pruned to that target. On a small table the
-    # joker needs come first (a fraction of a millisecond there, and the first plan is rarely
-    # the best); on a big one the first plan comes first, without them: it usually lays every
-    # usable tile, and the table would cost a millisecond or more.
+    # With jokers: one depth-first search, branch and bound, from a first plan (its option
+    # order makes it a good one) to ever better ones, pruned by the joker needs; the first
+    # target it cannot reach is settled exactly by it running out of options or, past its
+    # budget, by the breadth-first programme pruned to that target. On most positions the
+    # joker needs come first (a fraction of a millisecond, and the first plan is rarely the
+    # best); on a big table, and on a tiny position, the first plan comes first, without them
+    # (see _NEED_FIRST_FROM).
     best, value = None, low - 1
     if not _NEED_FIRST_FROM <= prog.table_size + bound < _NEED_FIRST_BELOW:
         best = prog.search(bound - low, _CLIMB_BUDGET)
@@ -2325,40 +2322,6 @@ def _run_passes(prog: _Programme, need_move: bool, floor: int = 0, budget: int |
         # of the table as it lies.
         best = prog.improve(best, _improve_budget(prog))
     return best if best is not None and (best.score >> _P_SHIFT) >= low else None
-
-
-def _many_joker_passes(prog: _Programme, low: int, bound: int) -> _Plan | None:
-    """Three or four jokers (XP): the joker-need table can cost tens of milliseconds there, so
-    a first plan and a search from it come first without it (which often settle the
-    position), then the joker needs prune a branch-and-bound search from the best plan so far
-    (see :func:`_run_passes`)."""
-    best = prog.search(bound - low, _CLIMB_BUDGET)
-    if best is None:
-        return prog.solve(low) if not prog.search_complete else None
-    value = best.score >> _P_SHIFT
-    settled = value == bound
-    if not settled:
-        found = prog.search(bound - value - 1, _NEED_DELAY * (prog.jtot - 2), stop=0)
-        if found is not None:
-            best, value = found, found.score >> _P_SHIFT
-        settled = prog.search_complete
-    if not settled:
-        target = value + 1
-        need = prog.joker_needs(bound - target)
-        k = 0
-        while k <= bound - target and sum(need[c][0][0][k] for c in range(4)) > 2 * prog.jtot:
-            k += 1
-        if value < bound - k:
-            found = prog.search(bound - target, _CLIMB_BUDGET, stop=k)
-            if found is not None:
-                best, value = found, found.score >> _P_SHIFT
-            if not prog.search_complete:
-                exact = prog.solve(value + 1)
-                if exact is not None:
-                    best, value = exact, exact.score >> _P_SHIFT
-    if value == bound and _improve_budget(prog):
-        best = prog.improve(best, _improve_budget(prog))
-    return best if (best.score >> _P_SHIFT) >= low else None
 
 
 def _joker_free_passes(prog: _Programme, low: int) -> _Plan | None:
