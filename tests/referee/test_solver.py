@@ -182,6 +182,24 @@ def test_split_reports_moved_tiles_and_steps() -> None:
     _assert_steps_transform(old, move)
 
 
+@pytest.mark.parametrize(
+    ("table", "rack", "count"),
+    [
+        ("R5 R5 R6 | K5 B5 O5", "R7", 1),  # an old set holding one tile twice (a misread photo)
+        ("J R2 R3 R4 R5 R6 J", "K1", 1),  # two jokers in one old set
+        ("R3 R4 R5 J J | K9 B9 O9", "R9 K10 K11", 3),
+    ],
+)
+def test_steps_where_an_old_set_holds_a_tile_twice(table: str, rack: str, count: int) -> None:
+    """The step description counts copies where a set holds a tile twice (otherwise it works
+    with sets): the steps still carry the old table to the new one."""
+    old = parse_table(table)
+    move = best_move(old, parse_tiles(rack))
+    assert move is not None and move.count == count
+    _assert_valid_move(move, [t for s in old for t in s], parse_tiles(rack))
+    _assert_steps_transform(old, move)
+
+
 def test_bare_multiset_table() -> None:
     table = parse_tiles("R3 R1 R2 K5 O5 B5")
     move = best_move(table, parse_tiles("R4 R5"))
@@ -442,6 +460,30 @@ def test_random_positions_match_every_joker_placement(seed: int) -> None:
     rack_count = solver._counts(solver._indices(rack))
     plain = solver._Programme(table_count, rack_count, rules, "tiles", None, None, lean=False).solve(1)
     assert (move.count if move else 0) == (plain.score >> solver._P_SHIFT if plain else 0)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_xp_positions_with_three_or_four_jokers_match_every_joker_placement(seed: int) -> None:
+    """With three or four jokers (XP) the joker needs prune the search too: the count equals
+    that of the plain breadth-first programme with every joker placement."""
+    from referee import solver
+
+    rng = random.Random(4000 + seed)
+    rules = RuleSet.xp()
+    box = _box(rules)
+    old = _random_table(rng, box, rng.randint(2, 5))
+    rack = [t for t in rng.sample(list(box.elements()), rng.randint(5, 10)) if not t.is_joker]
+    jokers = 3 + seed % 2 - sum(t.is_joker for s in old for t in s)
+    rack[: max(0, jokers)] = [JOKER] * max(0, jokers)
+    move = best_move(old, rack, rules=rules)
+    table_count = solver._counts(solver._indices([t for s in old for t in s]))
+    rack_count = solver._counts(solver._indices(rack))
+    assert table_count[52] + rack_count[52] >= 3
+    plain = solver._Programme(table_count, rack_count, rules, "tiles", None, None, lean=False).solve(1)
+    assert (move.count if move else 0) == (plain.score >> solver._P_SHIFT if plain else 0)
+    if move:
+        _assert_valid_move(move, [t for s in old for t in s], rack)
+        _assert_steps_transform(old, move)
 
 
 @needs_positions
