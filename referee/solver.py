@@ -40,8 +40,10 @@ old run joints kept, weighted by how many tiles a break there would move, and ol
 kept), then towards more points (or more tiles when points are the objective): exactly by the
 breadth-first programme (points objective), within a step budget by the depth-first searches
 (their option order, and the branch and bound on plans meeting the bound). The reported
-``moved`` tiles and the ``steps`` are computed exactly from the arrangement found, matching each
-new set to the old set it shares most tiles with.
+``moved`` tiles and the ``steps`` are computed exactly from the arrangement found, each new set
+matched to at most one old set so that most table tiles stay in their set (a best matching).
+How far that is from the least an optimal move could move is measured exactly, on the
+benchmark, by :mod:`referee.tiebreak_check` (figures in ``referee/SOLVER.md``).
 """
 
 from __future__ import annotations
@@ -1715,36 +1717,85 @@ def _build_sets(prog: _Programme, plan: _Plan, old_sets: list[list[Tile]] | None
     # old runs stay apart.
     if not old_runs:
         return done
-    out: list[list[Tile]] = []
-    for tiles in done:
+    return _split_at_old_starts(done, old_runs)
+
+
+def _split_at_old_starts(sets: list[list[Tile]], old_runs: dict[int, list[tuple[int, int, int]]]) -> list[list[Tile]]:
+    """Cut runs of 6 or more where old runs of their colour start (pieces of 3 or more, each with
+    a numbered tile). Of the ways to cut a colour's runs there, the one whose runs, matched one
+    to one with that colour's old runs, keep most tiles in their old run; among equals the most
+    cuts. (Cutting at every old start can break an old run that one run holds whole: R1-R6 and
+    R4-R8 on the table, R9 R10 laid, R1-R6 stays whole beside R4-R10.)"""
+    choices: dict[int, list[tuple[int, list[list[list[Tile]]]]]] = {}  # colour -> (set, ways)
+    out_pieces: dict[int, list[list[Tile]]] = {}  # set -> its pieces
+    for k, tiles in enumerate(sets):
         if len(tiles) < 6:
-            out.append(tiles)
+            continue
+        bounds = _run_bounds(tiles)
+        numbered = [t for t in tiles if t.colour is not None]
+        if bounds is None or len({t.number for t in numbered}) != len(numbered):
+            continue
+        c = _COLOUR_ID[id(numbered[0].colour)]
+        lo = bounds[0]
+        cuts = sorted({start - lo for _i, start, _hi in old_runs.get(c, ()) if 3 <= start - lo <= len(tiles) - 3})
+        if not cuts:
+            continue
+        ways = []
+        for count in range(len(cuts), -1, -1):  # most cuts first: kept among equals
+            for chosen in itertools.combinations(cuts, count):
+                edges = (0, *chosen, len(tiles))
+                pieces = [tiles[x:y] for x, y in zip(edges, edges[1:])]
+                if all(len(piece) >= 3 and any(t.colour is not None for t in piece) for piece in pieces):
+                    ways.append(pieces)
+        if len(ways) > 1:
+            choices.setdefault(c, []).append((k, ways))
+        elif ways:
+            out_pieces[k] = ways[0]
+    for c, runs in choices.items():
+        spans = old_runs[c]
+        cut_sets = {k for k, _ways in runs}
+        # The colour's other runs count in the matching too (they may hold an old run better).
+        others = [
+            _numbers(p) for k, s in enumerate(sets) if k not in cut_sets and _run_colour(s) == c
+            for p in out_pieces.get(k, (s,))
+        ]
+        combos = list(itertools.islice(itertools.product(*[ways for _k, ways in runs]), 64))
+        best, best_kept = combos[0], -1
+        for combo in combos:
+            kept = _kept_in_runs([*others, *(_numbers(p) for pieces in combo for p in pieces)], spans)
+            if kept > best_kept:
+                best, best_kept = combo, kept
+        for (k, _ways), pieces in zip(runs, best):
+            out_pieces[k] = pieces
+    out: list[list[Tile]] = []
+    for k, tiles in enumerate(sets):
+        if k in out_pieces:
+            out.extend(out_pieces[k])
         else:
-            out.extend(_split_at_old_starts(tiles, old_runs))
+            out.append(tiles)
     return out
 
 
-def _split_at_old_starts(tiles: list[Tile], old_runs: dict[int, list[tuple[int, int, int]]]) -> list[list[Tile]]:
-    if len(tiles) < 6 or not old_runs:
-        return [tiles]
-    bounds = _run_bounds(tiles)
+def _numbers(tiles: Sequence[Tile]) -> list[int]:
+    """The numbers of a run's tiles, 0 for a joker."""
+    return [t.number if t.colour is not None else 0 for t in tiles]  # type: ignore[misc]
+
+
+def _run_colour(tiles: Sequence[Tile]) -> int:
+    """Colour index of a run of two or more numbered tiles, -1 for anything else."""
     numbered = [t for t in tiles if t.colour is not None]
-    if bounds is None or len({t.number for t in numbered}) != len(numbered):
-        return [tiles]
-    c = _COLOUR_ID[id(numbered[0].colour)]
-    lo = bounds[0]
-    cuts = sorted({start - lo for _i, start, _hi in old_runs.get(c, ()) if 3 <= start - lo <= len(tiles) - 3})
-    pieces: list[list[Tile]] = []
-    begin = 0
-    for cut in cuts:
-        piece = tiles[begin:cut]
-        if len(piece) >= 3 and len(tiles) - cut >= 3 and any(not t.is_joker for t in piece) and any(
-            not t.is_joker for t in tiles[cut:]
-        ):
-            pieces.append(piece)
-            begin = cut
-    pieces.append(tiles[begin:])
-    return pieces
+    if len(numbered) < 2 or numbered[0].colour is not numbered[1].colour or numbered[0].number == numbered[1].number:
+        return -1
+    return _COLOUR_ID[id(numbered[0].colour)]
+
+
+def _kept_in_runs(runs: list[list[int]], spans: Sequence[tuple[int, int, int]]) -> int:
+    """Most tiles that runs of one colour (their numbers, 0 for a joker) keep in that colour's
+    old runs ``spans``, each run matched to at most one old run and the other way."""
+    weights = [[sum(1 for x in run if a <= x <= b) for _i, a, b in spans] for run in runs]
+    if len(runs) > len(spans):
+        weights = [list(col) for col in zip(*weights)]
+    return sum(weights[r][c] for r, c in enumerate(_best_assignment(weights)))
 
 
 def _groups_at(n: int, pool: list[int], jokers: int, old: list[tuple[int, frozenset[int], int]], lean: bool) -> list[list[Tile]]:
@@ -1875,22 +1926,39 @@ def _spare_slot(s: list[Tile]) -> tuple[int, bool] | None:
     return None
 
 
-def _lay_spare_jokers(sets: list[list[Tile]], spare: int) -> bool:
+def _lay_spare_jokers(sets: list[list[Tile]], spare: int, old_sets: list[list[Tile]] | None = None) -> bool:
     """Lay jokers the programme left over where they are worth most: the top of a run (its
-    bottom if it ends at 13), or a group of 3. False if no set has room (then the full
-    programme runs)."""
+    bottom if it ends at 13), or a group of 3. With ``old_sets`` (tiles objective, where the
+    table as it lies counts before points), first back in a set whose old set held more jokers
+    than it holds now: there the joker stays in its set (O9-O12 and B5 K5 R5 J on the table, O13
+    laid: the spare joker goes back to the group, not on top of the run). False if no set has
+    room (then the full programme runs)."""
+    owed: dict[int, int] = {}  # new set -> jokers its old set held beyond its own
+    if spare and old_sets:
+        old_tallies = [_tally(_indices(s)) for s in old_sets]
+        if any(52 in t for t in old_tallies):
+            new_tallies = [_tally(_indices(s)) for s in sets]
+            for j, i in _match(old_tallies, new_tallies).items():
+                extra = old_tallies[i].get(52, 0) - new_tallies[j].get(52, 0)
+                if extra > 0:
+                    owed[j] = extra
     for _k in range(spare):
-        best: tuple[int, int, bool] | None = None
+        best: tuple[bool, int, int, bool] | None = None
         for i, s in enumerate(sets):
             slot = _spare_slot(s)
-            if slot is not None and (best is None or slot[0] > best[0]):
-                best = (slot[0], i, slot[1])
+            if slot is not None:
+                key = (owed.get(i, 0) > 0, slot[0], i, slot[1])
+                if best is None or key[:2] > best[:2]:
+                    best = key
         if best is None:
             return False
-        if best[2]:
-            sets[best[1]].insert(0, JOKER)
+        _home, _value, i, at_start = best
+        if i in owed:
+            owed[i] -= 1
+        if at_start:
+            sets[i].insert(0, JOKER)
         else:
-            sets[best[1]].append(JOKER)
+            sets[i].append(JOKER)
     return True
 
 
@@ -1949,9 +2017,15 @@ def _codes(xs: Iterable[int]) -> str:
 
 
 def _match(old_tallies: list[dict[int, int]], new_tallies: list[dict[int, int]]) -> dict[int, int]:
-    """new index -> old index: each new set takes the old set it shares most tiles with
-    (greedy on shared tiles, biggest first; ties to the lower old number). Sets given as
-    :func:`_tally` counts."""
+    """new index -> old index: the matching of new sets to old ones (each to at most one) that
+    keeps most table tiles in their set, a new set keeping what it shares with its old set.
+    Sets given as :func:`_tally` counts.
+
+    Greedy first (biggest overlap first; ties to the lower old number, then the lower new one),
+    then checked (:func:`_untangle`): greedy can keep fewer than the best matching when an old
+    set shares tiles with two new sets, one of which also shares with another old set (K3-K8
+    and K3-K6 on the table, K3-K6 rebuilt beside K6 K7 K8: greedy gives the new K3-K6 to the
+    first old run). On 6 of the 206 benchmark moves it kept 1-2 tiles fewer."""
     where: dict[int, list[tuple[int, int]]] = {}
     for i, tally in enumerate(old_tallies):
         for x, k in tally.items():
@@ -1976,7 +2050,121 @@ def _match(old_tallies: list[dict[int, int]], new_tallies: list[dict[int, int]])
         if i not in used_old and j not in out:
             out[j] = i
             used_old.add(i)
+    if len(pairs) > len(out):
+        _untangle(pairs, out)
     return out
+
+
+def _untangle(pairs: list[tuple[int, int, int]], out: dict[int, int]) -> None:
+    """For :func:`_match`: make the greedy matching ``out`` a best one, in place (``pairs`` as
+    (-shared, old, new)). When :func:`_proven` finds it is one already (190 of the 196
+    benchmark moves with pairs left unmatched), nothing to do; otherwise greedy keeps fewer
+    tiles than it could, and every pair is matched again exactly (:func:`_best_assignment`)."""
+    if _proven(pairs, out):
+        return
+    olds = sorted({i for _w, i, _j in pairs})
+    news = sorted({j for _w, _i, j in pairs})
+    weight = {(i, j): -w for w, i, j in pairs}
+    rows, cols = (olds, news) if len(olds) <= len(news) else (news, olds)
+    flip = rows is news
+    table = [[weight.get((c, r) if flip else (r, c), 0) for c in cols] for r in rows]
+    out.clear()
+    for r, c in enumerate(_best_assignment(table)):
+        if table[r][c] > 0:
+            i, j = (cols[c], rows[r]) if flip else (rows[r], cols[c])
+            out[j] = i
+
+
+def _proven(pairs: list[tuple[int, int, int]], out: dict[int, int]) -> bool:
+    """True when the matching ``out`` keeps the most there is over ``pairs`` ((-shared, old,
+    new)): by linear programming duality, exactly when each matched pair's weight can be shared
+    out between its two sets, t on the old one and w - t on the new one (0 <= t <= w), nothing
+    on unmatched sets, so that no unmatched pair is worth more than the shares on its two sets.
+    Those conditions are bounds on t and differences between the t of two matched pairs; the
+    least t meeting the lower bounds is raised along the differences (longest paths, Bellman
+    and Ford) until nothing changes (proven) or a t passes its upper bound or it cycles (not).
+    A few passes over the pairs."""
+    matched: dict[int, int] = {}  # old set -> weight of its matched pair
+    for w, i, j in pairs:
+        if out.get(j) == i:
+            matched[i] = -w
+    t = dict.fromkeys(matched, 0)
+    top = dict(matched)
+    diffs = []  # (a, b, c): t[a] >= t[b] + c, pairs named by their old set
+    for w, i, j in pairs:
+        b = out.get(j)
+        if b == i:
+            continue
+        w = -w
+        if i not in matched:
+            if b is None:
+                return False  # (greedy never leaves a pair of two unmatched sets)
+            if matched[b] - w < top[b]:
+                top[b] = matched[b] - w
+        elif b is None:
+            if w > t[i]:
+                t[i] = w
+        else:
+            diffs.append((i, b, w - matched[b]))
+    if any(t[i] > top[i] for i in t):
+        return False
+    for _round in range(len(t) + 1):
+        changed = False
+        for a, b, c in diffs:
+            if t[b] + c > t[a]:
+                t[a] = t[b] + c
+                if t[a] > top[a]:
+                    return False
+                changed = True
+        if not changed:
+            return True
+    return False
+
+
+def _best_assignment(weights: list[list[int]]) -> list[int]:
+    """Column of each row in an assignment of most total weight (rows <= columns): the Hungarian
+    algorithm with potentials, O(rows^2 x columns). (Used on a few dozen sets at most.)"""
+    n, m = len(weights), len(weights[0])
+    inf = 1 << 30
+    u = [0] * (n + 1)
+    v = [0] * (m + 1)
+    p = [0] * (m + 1)  # p[j]: row (1-based) holding column j, 0 for none
+    way = [0] * (m + 1)
+    for row in range(1, n + 1):
+        p[0] = row
+        j0 = 0
+        minv = [inf] * (m + 1)
+        used = [False] * (m + 1)
+        while True:
+            used[j0] = True
+            i0 = p[j0]
+            delta, j1 = inf, 0
+            for j in range(1, m + 1):
+                if not used[j]:
+                    cur = -weights[i0 - 1][j - 1] - u[i0] - v[j]
+                    if cur < minv[j]:
+                        minv[j] = cur
+                        way[j] = j0
+                    if minv[j] < delta:
+                        delta, j1 = minv[j], j
+            for j in range(m + 1):
+                if used[j]:
+                    u[p[j]] += delta
+                    v[j] -= delta
+                else:
+                    minv[j] -= delta
+            j0 = j1
+            if p[j0] == 0:
+                break
+        while j0:
+            j1 = way[j0]
+            p[j0] = p[j1]
+            j0 = j1
+    chosen = [0] * n
+    for j in range(1, m + 1):
+        if p[j]:
+            chosen[p[j] - 1] = j - 1
+    return chosen
 
 
 @dataclass
@@ -2171,7 +2359,7 @@ def _solve_plan(
     if plan is not None and prog.lean:
         sets = _build_sets(prog, plan, old_sets)
         placed_j = sum(t.colour is None for s in sets for t in s) if prog.jtot else 0
-        if _lay_spare_jokers(sets, prog.jtot - placed_j):
+        if _lay_spare_jokers(sets, prog.jtot - placed_j, old_sets if objective == "tiles" else None):
             return sets, plan.score >> _P_SHIFT
         if objective == "points":
             return None  # _solve_points takes another way

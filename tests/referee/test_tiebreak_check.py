@@ -1,0 +1,244 @@
+"""The exact tie-break reference (``referee.tiebreak_check``): its sets, its answers against a
+brute force on tiny positions, the known leasts, and the solver against it on benchmark
+positions (RULES.md sections 2, 4, 5). Needs SciPy (the benchmark extra)."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+import random
+from collections import Counter
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("scipy", reason="the tie-break reference needs SciPy (pip install .[bench])")
+
+from referee.sets import check_set  # noqa: E402
+from referee.solver import best_move  # noqa: E402
+from referee.tiebreak_check import candidate_sets, compare, least_moved, main, moved_with_best_matching  # noqa: E402
+from referee.tiles import ALL_NUMBERED, JOKER, Colour, Tile, parse_table, parse_tiles  # noqa: E402
+from tests.referee.least_moved_cases import SOLVER_MISSES_LEAST, SOLVER_REACHES_LEAST  # noqa: E402
+
+POSITIONS = Path(__file__).resolve().parents[3] / "shared" / "bench" / "solver_positions.json"
+COLOURS = (Colour.BLACK, Colour.BLUE, Colour.ORANGE, Colour.RED)
+BY_INDEX = [*ALL_NUMBERED, JOKER]
+
+
+def _every_reading(jokers: int) -> dict[tuple[int, ...], list[Tile]]:
+    """Every set as it lies on the table (RULES.md section 2), at most ``jokers`` jokers and at
+    least one numbered tile: a run (colour, first and last number, which places are jokers) or
+    a group (number, colours, jokers), keyed by its sorted tile indices, with one way to lay it.
+    Written apart from the module's own way of listing them."""
+    out: dict[tuple[int, ...], list[Tile]] = {}
+    for c in COLOURS:
+        for lo in range(1, 14):
+            for hi in range(lo + 2, 14):
+                places = list(range(lo, hi + 1))
+                for k in range(jokers + 1):
+                    for wild in itertools.combinations(places, k):
+                        laid = [JOKER if n in wild else Tile(c, n) for n in places]
+                        if any(not t.is_joker for t in laid):
+                            out.setdefault(tuple(sorted(t.index for t in laid)), laid)
+    for n in range(1, 14):
+        for size in range(1, 5):
+            for cols in itertools.combinations(COLOURS, size):
+                for k in range(jokers + 1):
+                    if 3 <= size + k <= 4:
+                        laid = [Tile(c, n) for c in cols] + [JOKER] * k
+                        out.setdefault(tuple(sorted(t.index for t in laid)), laid)
+    return out
+
+
+@pytest.mark.parametrize("jokers", [0, 1, 2])
+def test_candidate_sets_are_every_set(jokers: int) -> None:
+    """With every tile there, the candidates are exactly the sets (329 without a joker: 264
+    runs and 65 groups), each once; the way each was laid is valid to the referee."""
+    got = candidate_sets([2] * 52 + [jokers])
+    every = _every_reading(jokers)
+    assert len(got) == len(set(got))
+    assert set(got) == set(every)
+    if jokers == 0:
+        assert len(got) == 329
+    for s in got[::5]:
+        assert check_set(every[s]).valid, every[s]
+
+
+def test_candidate_sets_only_from_tiles_there() -> None:
+    avail = [0] * 53
+    for t in parse_tiles("R1 R2 R3 K3 B3"):
+        avail[t.index] += 1
+    got = {tuple(BY_INDEX[x].code for x in s) for s in candidate_sets(avail)}
+    assert got == {("R1", "R2", "R3"), ("K3", "B3", "R3")}
+
+
+# ------------------------------------------------------------------------------------------
+# Against a brute force on tiny positions
+
+
+def _is_set(tiles: tuple[Tile, ...]) -> bool:
+    numbered = [t for t in tiles if not t.is_joker]
+    if len(tiles) < 3 or not numbered:
+        return False
+    numbers = [t.number for t in numbered]
+    colours = [t.colour for t in numbered]
+    if len(set(numbers)) == 1 and len(set(colours)) == len(colours) and len(tiles) <= 4:
+        return True
+    if len(set(colours)) == 1 and len(set(numbers)) == len(numbers) and len(tiles) <= 13:
+        return max(numbers) - min(numbers) + 1 <= len(tiles)  # type: ignore[operator]
+    return False
+
+
+def _partitions(tiles: list[Tile]):  # type: ignore[no-untyped-def]
+    """Every split of a sorted multiset into valid sets."""
+    if not tiles:
+        yield []
+        return
+    first, rest = tiles[0], tiles[1:]
+    seen: set[tuple[Tile, ...]] = set()
+    for size in range(2, len(rest) + 1):
+        for picked in itertools.combinations(range(len(rest)), size):
+            s = (first, *[rest[i] for i in picked])
+            if s in seen or not _is_set(s):
+                continue
+            seen.add(s)
+            for more in _partitions([t for i, t in enumerate(rest) if i not in picked]):
+                yield [s, *more]
+
+
+def _kept(old: list[list[Tile]], new: list[tuple[Tile, ...]]) -> int:
+    shared = [[sum((Counter(o) & Counter(n)).values()) for n in new] for o in old]
+    if len(old) <= len(new):
+        ways = itertools.permutations(range(len(new)), len(old))
+        return max(sum(shared[i][j] for i, j in enumerate(w)) for w in ways)
+    ways = itertools.permutations(range(len(old)), len(new))
+    return max(sum(shared[i][j] for j, i in enumerate(w)) for w in ways)
+
+
+def _brute(old: list[list[Tile]], rack: list[Tile]) -> tuple[int, int]:
+    """(most rack tiles laid, fewest table tiles moved among those moves)."""
+    table = [t for s in old for t in s]
+    order = sorted(rack, key=lambda t: t.index)
+    for k in range(len(rack), 0, -1):
+        least = None
+        for laid in set(itertools.combinations(order, k)):
+            for new in _partitions(sorted(table + list(laid), key=lambda t: t.index)):
+                moved = len(table) - _kept(old, new)
+                least = moved if least is None else min(least, moved)
+        if least is not None:
+            return k, least
+    return 0, 0
+
+
+def _tiny_position(rng: random.Random, moving: bool) -> tuple[list[list[Tile]], list[Tile]]:
+    """One or two table sets and two to four rack tiles next to them (same number, or the same
+    colour a number or two away), drawn again until at least one rack tile can be laid and,
+    if ``moving``, the solver's move moves a table tile."""
+    while True:
+        box = Counter({Tile(c, n): 2 for c in COLOURS for n in range(1, 14)})
+        box[JOKER] = 2
+        old: list[list[Tile]] = []
+        for _ in range(rng.randint(1, 2)):
+            if rng.random() < 0.6:
+                c, lo = rng.choice(COLOURS), rng.randint(1, 10)
+                s = [Tile(c, n) for n in range(lo, lo + rng.randint(3, 4))]
+            else:
+                n = rng.randint(1, 13)
+                s = [Tile(c, n) for c in rng.sample(COLOURS, 3)]
+            if box[JOKER] and rng.random() < 0.25:
+                s[rng.randrange(len(s))] = JOKER
+            if not Counter(s) - box:
+                box.subtract(Counter(s))
+                old.append(s)
+        numbered = [u for s in old for u in s if not u.is_joker]
+        near = [
+            t for t in box.elements()
+            if t.is_joker or any(u.number == t.number or u.colour == t.colour and abs(u.number - t.number) <= 2 for u in numbered)  # type: ignore[operator]
+        ]
+        rack = rng.sample(near, min(len(near), rng.randint(2, 4)))
+        move = best_move(old, rack)
+        if move is not None and (move.moved or not moving):
+            return old, rack
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_least_moved_matches_brute_force(seed: int) -> None:
+    old, rack = _tiny_position(random.Random(500 + seed), moving=seed % 2 == 1)
+    exact = least_moved(old, rack)
+    assert exact is not None
+    count, least = _brute(old, rack)
+    assert exact.count == count
+    if count:
+        assert exact.moved == least
+        assert exact.solver_moved == exact.moved
+
+
+@pytest.mark.parametrize(
+    ("table", "rack", "count", "least", "why"),
+    SOLVER_REACHES_LEAST + SOLVER_MISSES_LEAST,
+    ids=[row[4] for row in SOLVER_REACHES_LEAST + SOLVER_MISSES_LEAST],
+)
+def test_known_leasts(table: str, rack: str, count: int, least: int, why: str) -> None:
+    """The leasts ``test_solver.py`` pins are the reference's, and its arrangement is valid:
+    every table tile used, only rack tiles added, every set valid to the referee."""
+    old = parse_table(table)
+    exact = least_moved(old, parse_tiles(rack))
+    assert exact is not None
+    assert (exact.count, exact.moved, exact.solver_moved) == (count, least, least), why
+    laid = Counter(t for s in exact.sets for t in s) - Counter(t for s in old for t in s)
+    assert sum(laid.values()) == count and not laid - Counter(parse_tiles(rack))
+    assert not Counter(t for s in old for t in s) - Counter(t for s in exact.sets for t in s)
+    assert all(check_set(list(s)).valid for s in exact.sets)
+    assert moved_with_best_matching(old, exact.sets) == least
+
+
+def test_too_many_copies() -> None:
+    with pytest.raises(ValueError, match="more copies"):
+        least_moved(parse_table("R1 R2 R3 | R1 R2 R3"), parse_tiles("R1"))
+
+
+# ------------------------------------------------------------------------------------------
+# The solver on benchmark positions
+
+needs_positions = pytest.mark.skipif(not POSITIONS.exists(), reason=f"benchmark positions not found at {POSITIONS}")
+
+
+def _positions() -> list[dict]:
+    if not POSITIONS.exists():
+        return []
+    return json.loads(POSITIONS.read_text(encoding="utf-8"))["positions"]
+
+
+SAMPLE = [p for p in _positions() if p["size_class"] in ("small", "mid", "crafted")][::9]
+
+
+@needs_positions
+@pytest.mark.parametrize("position", SAMPLE, ids=[p["id"] for p in SAMPLE])
+def test_solver_against_the_least(position: dict) -> None:
+    """Same count as the reference, never fewer tiles moved than the least (that would be a
+    bug on one side), and its moved count is that of the best matching."""
+    row = compare(position)
+    assert row["count"] == row["ours_count"] == position["optimum_tiles"]
+    assert row["excess"] is not None and row["excess"] >= 0
+    assert row["least_solver_moved"] == row["least_moved"]
+    assert row["ours_best_matching"] == row["ours_moved"]
+
+
+@needs_positions
+def test_command_line_summary() -> None:
+    """``python -m referee.tiebreak_check --only crafted --json``: every crafted position proven,
+    the counts agree, and each row holds the solver's own move."""
+    out = io.StringIO()
+    with redirect_stdout(out):
+        status = main(["--only", "crafted", "--json"])
+    report = json.loads(out.getvalue())
+    assert status == 0
+    crafted = report["summary"]["crafted"]
+    assert crafted["positions"] == crafted["solved"] == crafted["counts_agree"] == 6
+    by_id = {p["id"]: p for p in _positions()}
+    for row in report["positions"]:
+        p = by_id[row["id"]]
+        move = best_move(parse_table(p["table_melds"]), parse_tiles(p["rack"]))
+        assert row["ours_moved"] == (len(move.moved) if move else 0)
