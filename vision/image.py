@@ -137,7 +137,10 @@ def decode_image(
             warnings.simplefilter("ignore")  # odd EXIF and the like: judged below, not warned about
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             image = Image.open(io.BytesIO(data))
-    except (UnidentifiedImageError, Image.DecompressionBombWarning, Image.DecompressionBombError) as exc:
+    # ImportError: once ultralytics is imported in the same process (training, vision.bench, the
+    # test run), it patches Image.open to import an optional HEIF plugin whenever Pillow cannot
+    # identify a file; without that plugin, bytes that are no picture raise ImportError instead.
+    except (UnidentifiedImageError, ImportError, Image.DecompressionBombWarning, Image.DecompressionBombError) as exc:
         if isinstance(exc, (Image.DecompressionBombWarning, Image.DecompressionBombError)):
             raise TooManyPixelsError(_too_many_pixels_message(None, max_pixels)) from None
         name = _unsupported_format(data)

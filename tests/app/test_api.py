@@ -170,7 +170,7 @@ def test_dice_photo_with_a_dice_reader(tmp_path, codes: list[str], ok: bool, sco
         assert (data["best"] or {}).get("score") == score
         assert (data["message"] is None) is ok
         bad = c.post("/api/dice/read", files={"photo": ("dice.jpg", b"not a photo at all" * 10, "image/jpeg")})
-        assert bad.status_code == 415
+        assert bad.status_code == 415, bad.text
 
 
 def test_suggest(client: TestClient) -> None:

@@ -7,7 +7,7 @@ import io
 import cv2
 import numpy as np
 import pytest
-from PIL import Image
+from PIL import Image, UnidentifiedImageError
 
 from tests.app.corpus import bad_uploads, real_photo_paths, sample_jpeg, with_garbage_exif, with_orientation
 from vision.image import (
@@ -109,6 +109,24 @@ def test_errors_name_the_problem(data_maker, error: type[ImageError], words: str
     with pytest.raises(error) as info:
         decode_image(data_maker(), max_bytes=1024 * 1024)
     assert words in str(info.value)
+
+
+def test_not_a_photo_even_with_ultralytics_patching_pil(monkeypatch: pytest.MonkeyPatch) -> None:
+    # ultralytics, once imported, replaces Image.open with one that imports a HEIF plugin when
+    # Pillow cannot identify a file: without the plugin that is an ImportError, not a decode error
+    original = Image.open
+
+    def patched(fp, *args, **kwargs):  # noqa: ANN001, ANN202
+        try:
+            return original(fp, *args, **kwargs)
+        except UnidentifiedImageError:
+            raise ModuleNotFoundError("No module named 'pi_heif'") from None
+
+    monkeypatch.setattr(Image, "open", patched)
+    with pytest.raises(NotAnImageError) as info:
+        decode_image(b"not a photo at all" * 10)
+    assert info.value.status == 415
+    assert decode_image(sample_jpeg()).ndim == 3
 
 
 def test_pixel_limit_is_checked_before_decoding() -> None:
