@@ -50,3 +50,19 @@ def random_valid_sets(rng: random.Random, box: list[Tile], count: int) -> list[l
                 continue
         box.extend(chosen)  # could not complete this set: put its tiles back
     return table
+
+
+def is_set_multiset(tiles: list[Tile] | tuple[Tile, ...]) -> bool:
+    """RULES.md section 2, on a multiset, written apart from the referee as a brute-force check:
+    a group (3-4, one number, distinct colours) or a run (3-13, one colour, distinct numbers that
+    fit 1-13 with the jokers filling gaps and ends)."""
+    numbered = [t for t in tiles if not t.is_joker]
+    if len(tiles) < 3 or not numbered:
+        return False
+    numbers = [t.number for t in numbered]
+    colours = [t.colour for t in numbered]
+    if len(set(numbers)) == 1 and len(set(colours)) == len(colours) and len(tiles) <= 4:
+        return True
+    if len(set(colours)) == 1 and len(set(numbers)) == len(numbers) and len(tiles) <= 13:
+        return max(numbers) - min(numbers) + 1 <= len(tiles)  # type: ignore[operator]
+    return False

@@ -16,6 +16,7 @@ from referee.ruleset import RuleSet
 from referee.solver import Move, SolverError, arrange, best_move
 from referee.tiles import JOKER, Colour, Tile, TileError, parse_table, parse_tiles
 from tests.referee.least_moved_cases import SOLVER_MISSES_LEAST, SOLVER_REACHES_LEAST
+from tests.referee.tables import is_set_multiset
 
 POSITIONS = Path(__file__).resolve().parents[3] / "shared" / "bench" / "solver_positions.json"
 COLOURS = (Colour.BLACK, Colour.BLUE, Colour.ORANGE, Colour.RED)
@@ -37,21 +38,6 @@ needs_positions = pytest.mark.skipif(not ALL, reason=f"benchmark positions not f
 # An independent validity check (not the solver's tables): can a multiset be one valid set?
 
 
-def _is_set_multiset(tiles: list[Tile]) -> bool:
-    """RULES.md section 2, on a multiset: a group (3-4, one number, distinct colours) or a run
-    (3-13, one colour, distinct numbers that fit 1-13 with the jokers filling gaps/ends)."""
-    numbered = [t for t in tiles if not t.is_joker]
-    if len(tiles) < 3 or not numbered:
-        return False
-    numbers = [t.number for t in numbered]
-    colours = [t.colour for t in numbered]
-    if len(set(numbers)) == 1 and len(set(colours)) == len(colours) and len(tiles) <= 4:
-        return True
-    if len(set(colours)) == 1 and len(set(numbers)) == len(numbers) and len(tiles) <= 13:
-        return max(numbers) - min(numbers) + 1 <= len(tiles)
-    return False
-
-
 def _check_with_sets_module(tiles: tuple[Tile, ...]) -> bool:
     from referee.sets import check_set
 
@@ -60,7 +46,7 @@ def _check_with_sets_module(tiles: tuple[Tile, ...]) -> bool:
 
 def _assert_valid_move(move: Move, table: list[Tile], rack: list[Tile]) -> None:
     for s in move.sets:
-        assert _is_set_multiset(list(s)), s
+        assert is_set_multiset(list(s)), s
         assert _check_with_sets_module(s), s  # in the order laid
     new = Counter(t for s in move.sets for t in s)
     placed = Counter(move.placed)
@@ -363,7 +349,7 @@ def test_bad_objective_and_objects() -> None:
 def test_arrange() -> None:
     sets = arrange(parse_tiles("R1 R2 R3 R4 J K4 B4"))
     assert sets is not None and Counter(t for s in sets for t in s) == Counter(parse_tiles("R1 R2 R3 R4 J K4 B4"))
-    assert all(_is_set_multiset(s) for s in sets)
+    assert all(is_set_multiset(s) for s in sets)
     assert arrange(parse_tiles("R1 R2")) is None
     assert arrange(parse_tiles("J J")) is None
     assert arrange([]) == []
@@ -421,7 +407,7 @@ def test_random_positions_keep_invariants(seed: int) -> None:
     if opening is not None:
         assert opening.points >= rules.opening_minimum
         assert opening.sets[: len(old)] == tuple(tuple(s) for s in old)
-        assert all(_is_set_multiset(list(s)) for s in opening.sets[len(old):])
+        assert all(is_set_multiset(list(s)) for s in opening.sets[len(old):])
 
 
 def _partitionable(tiles: Counter[Tile]) -> bool:
@@ -439,7 +425,7 @@ def _partitionable(tiles: Counter[Tile]) -> bool:
                 continue
             seen.add(combo)
             s = [first, *combo]
-            if _is_set_multiset(s) and _partitionable(tiles - Counter(s)):
+            if is_set_multiset(s) and _partitionable(tiles - Counter(s)):
                 return True
     return False
 

@@ -21,6 +21,7 @@ from referee.solver import best_move  # noqa: E402
 from referee.tiebreak_check import candidate_sets, compare, least_moved, main, moved_with_best_matching  # noqa: E402
 from referee.tiles import ALL_NUMBERED, JOKER, Colour, Tile, parse_table, parse_tiles  # noqa: E402
 from tests.referee.least_moved_cases import SOLVER_MISSES_LEAST, SOLVER_REACHES_LEAST  # noqa: E402
+from tests.referee.tables import is_set_multiset  # noqa: E402
 
 POSITIONS = Path(__file__).resolve().parents[3] / "shared" / "bench" / "solver_positions.json"
 COLOURS = (Colour.BLACK, Colour.BLUE, Colour.ORANGE, Colour.RED)
@@ -78,19 +79,6 @@ def test_candidate_sets_only_from_tiles_there() -> None:
 # Against a brute force on tiny positions
 
 
-def _is_set(tiles: tuple[Tile, ...]) -> bool:
-    numbered = [t for t in tiles if not t.is_joker]
-    if len(tiles) < 3 or not numbered:
-        return False
-    numbers = [t.number for t in numbered]
-    colours = [t.colour for t in numbered]
-    if len(set(numbers)) == 1 and len(set(colours)) == len(colours) and len(tiles) <= 4:
-        return True
-    if len(set(colours)) == 1 and len(set(numbers)) == len(numbers) and len(tiles) <= 13:
-        return max(numbers) - min(numbers) + 1 <= len(tiles)  # type: ignore[operator]
-    return False
-
-
 def _partitions(tiles: list[Tile]):  # type: ignore[no-untyped-def]
     """Every split of a sorted multiset into valid sets."""
     if not tiles:
@@ -101,7 +89,7 @@ def _partitions(tiles: list[Tile]):  # type: ignore[no-untyped-def]
     for size in range(2, len(rest) + 1):
         for picked in itertools.combinations(range(len(rest)), size):
             s = (first, *[rest[i] for i in picked])
-            if s in seen or not _is_set(s):
+            if s in seen or not is_set_multiset(s):
                 continue
             seen.add(s)
             for more in _partitions([t for i, t in enumerate(rest) if i not in picked]):
