@@ -56,6 +56,7 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Any, Union
 
+from referee.assignment import best_assignment
 from referee.i18n import _
 from referee.ruleset import RuleSet
 from referee.tiles import ALL_NUMBERED, JOKER, Colour, Tile, format_tiles, parse_table, parse_tile, parse_tiles
@@ -1795,7 +1796,7 @@ def _kept_in_runs(runs: list[list[int]], spans: Sequence[tuple[int, int, int]]) 
     weights = [[sum(1 for x in run if a <= x <= b) for _i, a, b in spans] for run in runs]
     if len(runs) > len(spans):
         weights = [list(col) for col in zip(*weights)]
-    return sum(weights[r][c] for r, c in enumerate(_best_assignment(weights)))
+    return sum(weights[r][c] for r, c in enumerate(best_assignment(weights)))
 
 
 def _groups_at(n: int, pool: list[int], jokers: int, old: list[tuple[int, frozenset[int], int]], lean: bool) -> list[list[Tile]]:
@@ -2059,7 +2060,7 @@ def _untangle(pairs: list[tuple[int, int, int]], out: dict[int, int]) -> None:
     """For :func:`_match`: make the greedy matching ``out`` a best one, in place (``pairs`` as
     (-shared, old, new)). When :func:`_proven` finds it is one already (190 of the 196
     benchmark moves with pairs left unmatched), nothing to do; otherwise greedy keeps fewer
-    tiles than it could, and every pair is matched again exactly (:func:`_best_assignment`)."""
+    tiles than it could, and every pair is matched again exactly (:func:`~referee.assignment.best_assignment`)."""
     if _proven(pairs, out):
         return
     olds = sorted({i for _w, i, _j in pairs})
@@ -2069,7 +2070,7 @@ def _untangle(pairs: list[tuple[int, int, int]], out: dict[int, int]) -> None:
     flip = rows is news
     table = [[weight.get((c, r) if flip else (r, c), 0) for c in cols] for r in rows]
     out.clear()
-    for r, c in enumerate(_best_assignment(table)):
+    for r, c in enumerate(best_assignment(table)):
         if table[r][c] > 0:
             i, j = (cols[c], rows[r]) if flip else (rows[r], cols[c])
             out[j] = i
@@ -2119,52 +2120,6 @@ def _proven(pairs: list[tuple[int, int, int]], out: dict[int, int]) -> bool:
         if not changed:
             return True
     return False
-
-
-def _best_assignment(weights: list[list[int]]) -> list[int]:
-    """Column of each row in an assignment of most total weight (rows <= columns): the Hungarian
-    algorithm with potentials, O(rows^2 x columns). (Used on a few dozen sets at most.)"""
-    n, m = len(weights), len(weights[0])
-    inf = 1 << 30
-    u = [0] * (n + 1)
-    v = [0] * (m + 1)
-    p = [0] * (m + 1)  # p[j]: row (1-based) holding column j, 0 for none
-    way = [0] * (m + 1)
-    for row in range(1, n + 1):
-        p[0] = row
-        j0 = 0
-        minv = [inf] * (m + 1)
-        used = [False] * (m + 1)
-        while True:
-            used[j0] = True
-            i0 = p[j0]
-            delta, j1 = inf, 0
-            for j in range(1, m + 1):
-                if not used[j]:
-                    cur = -weights[i0 - 1][j - 1] - u[i0] - v[j]
-                    if cur < minv[j]:
-                        minv[j] = cur
-                        way[j] = j0
-                    if minv[j] < delta:
-                        delta, j1 = minv[j], j
-            for j in range(m + 1):
-                if used[j]:
-                    u[p[j]] += delta
-                    v[j] -= delta
-                else:
-                    minv[j] -= delta
-            j0 = j1
-            if p[j0] == 0:
-                break
-        while j0:
-            j1 = way[j0]
-            p[j0] = p[j1]
-            j0 = j1
-    chosen = [0] * n
-    for j in range(1, m + 1):
-        if p[j]:
-            chosen[p[j] - 1] = j - 1
-    return chosen
 
 
 @dataclass
