@@ -7,11 +7,13 @@ One implementation for the whole project: the solver matches new sets to old one
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from operator import neg
 
 __all__ = ["best_assignment"]
 
-_INF = float("inf")
+_INF = math.inf
 
 
 def best_assignment(weights: Sequence[Sequence[float]], *, maximize: bool = True) -> list[int]:
@@ -25,63 +27,83 @@ def best_assignment(weights: Sequence[Sequence[float]], *, maximize: bool = True
     deterministic: the same input always gives the same answer.
 
     The Hungarian algorithm with potentials (shortest augmenting paths), O(rows^2 x columns):
-    a few dozen sets or nine dice against 55 faces take well under a millisecond.
+    a few dozen sets, or nine dice against 54 faces, take well under a millisecond.
 
     Raises ValueError when the matrix is empty, ragged, has more rows than columns, or holds a
     NaN or an infinity.
     """
-    # Work on costs to minimise; negating ints stays exact. Copying also accepts any sequence
-    # of rows (tuples, generators of rows are materialised) and makes the checks cheap.
-    cost = [[-x for x in row] for row in weights] if maximize else [list(row) for row in weights]
-    n = len(cost)
+    rows = weights if isinstance(weights, list) else list(weights)
+    n = len(rows)
     if n == 0:
         raise ValueError("best_assignment needs at least one row, got an empty matrix")
-    m = len(cost[0])
-    for r, row in enumerate(cost):
-        if len(row) != m:
-            raise ValueError(f"best_assignment needs a rectangular matrix: row 0 has {m} entries, "
-                             f"row {r} has {len(row)}")
-        for x in row:
-            # x != x is NaN; infinite costs would make every augmenting path equally "short".
-            if x != x or x == _INF or x == -_INF:
-                raise ValueError(f"best_assignment needs finite weights, row {r} holds {x!r}")
+    m = len(rows[0])
+    if n > 1 and len(set(map(len, rows))) != 1:
+        r = next(r for r, row in enumerate(rows) if len(row) != m)
+        raise ValueError(f"best_assignment needs a rectangular matrix: row 0 has {m} entries, "
+                         f"row {r} has {len(rows[r])}")
     if n > m:
         raise ValueError(f"best_assignment needs no more rows than columns, got {n} rows and {m} columns "
                          "(pass the transpose)")
+    # One C-speed sum finds a NaN or an infinity (they would turn the potentials into NaN and the
+    # answer into nonsense); only then are the entries searched for the culprit.
+    try:
+        total = sum(map(sum, rows))
+    except TypeError as exc:
+        raise TypeError(f"best_assignment needs numbers, the matrix holds something else: {exc}") from None
+    except OverflowError:  # an int beyond float range added to a float: look at the entries
+        total = math.nan
+    if not isinstance(total, int) and not math.isfinite(total):
+        for r, row in enumerate(rows):
+            for x in row:
+                if x != x or x == _INF or x == -_INF:  # (isfinite would overflow on huge ints)
+                    raise ValueError(f"best_assignment needs finite weights, row {r} holds {x!r}")
+        # Otherwise finite floats only overflowed when added up: nothing wrong with them.
+    if n == 1:
+        # One row (common in the solver): its best entry, the first of equals as below.
+        only = rows[0]
+        return [only.index(max(only) if maximize else min(only))]
+    # Costs to minimise (negating is exact for ints and floats alike), shifted to the 1-based
+    # columns of the algorithm below so that its inner loop indexes them directly.
+    cost = [[0, *map(neg, row)] for row in rows] if maximize else [[0, *row] for row in rows]
 
     # 1-based potentials as in the textbook version; column 0 is the virtual start column.
     # u and v only ever change by a delta that is a difference of entries, so integer input
     # keeps them integers (_INF is only a sentinel and never reaches them).
-    u = [0] * (n + 1)
-    v = [0] * (m + 1)
+    u: list[float] = [0] * (n + 1)
+    v: list[float] = [0] * (m + 1)
     p = [0] * (m + 1)  # p[j]: row (1-based) holding column j, 0 for none
     way = [0] * (m + 1)
     columns = range(1, m + 1)
-    for row in range(1, n + 1):
-        p[0] = row
+    for i in range(1, n + 1):
+        p[0] = i
         j0 = 0
-        minv = [_INF] * (m + 1)
+        minv: list[float] = [_INF] * (m + 1)
         used = [False] * (m + 1)
+        seen: list[int] = []  # the used columns, in the order they were reached
+        delta: float = 0
         while True:
             used[j0] = True
+            seen.append(j0)
             i0 = p[j0]
             costs = cost[i0 - 1]
             ui = u[i0]
-            delta, j1 = _INF, 0
+            least, j1 = _INF, 0
             for j in columns:
                 if not used[j]:
-                    cur = costs[j - 1] - ui - v[j]
-                    if cur < minv[j]:
-                        minv[j] = cur
+                    # The textbook lowers minv of every free column by the last step's delta in
+                    # a second pass; doing it here is the same arithmetic with one pass fewer.
+                    mj = minv[j] - delta
+                    cur = costs[j] - ui - v[j]
+                    if cur < mj:
+                        mj = cur
                         way[j] = j0
-                    if minv[j] < delta:
-                        delta, j1 = minv[j], j
-            for j in range(m + 1):
-                if used[j]:
-                    u[p[j]] += delta
-                    v[j] -= delta
-                else:
-                    minv[j] -= delta
+                    minv[j] = mj
+                    if mj < least:
+                        least, j1 = mj, j
+            delta = least
+            for j in seen:
+                u[p[j]] += delta
+                v[j] -= delta
             j0 = j1
             if p[j0] == 0:
                 break
