@@ -3,7 +3,8 @@
 ``TileModel`` loads the two shipped networks once (``models/tile_detector.onnx`` and
 ``models/tile_reader.onnx``) and turns an upright BGR image into :class:`TileDetections`:
 
-1. the detector runs on the photo letterboxed to its input size (e.g. 512 px);
+1. the detector runs on the photo letterboxed to its input size (e.g. 512 px); when the tiles it
+   finds are small (a far shot), also on the photo's four overlapping quarters;
 2. the reader runs on square crops cut from the full-resolution photo around each box;
 3. the reader's number and colour probabilities combine into 53 tile probabilities; crops the
    reader calls "not a tile" are dropped.
@@ -44,6 +45,15 @@ class DetectorSettings:
     max_covered: float = 0.85
     """A box whose area is covered more than this by more confident boxes is dropped: it
     straddles two touching tiles that were both found (NMS keeps it, its IoU with each is low)."""
+    zoom_below: float = 24.0
+    """When the tiles found are this small (median short side, in detector input pixels) or
+    none are found, the photo is searched again in four overlapping quarters, each at the
+    detector's full input size (twice the resolution): far shots of a whole table. 0: off.
+    The shared close-ups have tiles of 26-107 px, so it leaves them alone; chosen on the far
+    shots of the real valid split and the rendered val scenes (models/README.md)."""
+    zoom_overlap: float = 0.2
+    """Share of each quarter's width and height that overlaps its neighbour, so that a tile cut
+    by one quarter's edge lies whole in the next (``datasets.zoom_crops`` trains on the same)."""
 
 
 def _session(path: Path, threads: int | None):
@@ -79,6 +89,18 @@ class TileModel:
     def find_boxes(self, image_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Tile boxes (N, 4) xyxy in image pixels and their detector scores (N,)."""
         h, w = image_bgr.shape[:2]
+        boxes, scores, scale = self._raw_boxes(image_bgr)
+        if self.settings.zoom_below > 0 and min(h, w) >= 64:
+            sides = np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]) * scale
+            if len(sides) == 0 or float(np.median(sides)) < self.settings.zoom_below:
+                more, more_scores = self._zoomed_boxes(image_bgr)
+                boxes, scores = np.concatenate([boxes, more]), np.concatenate([scores, more_scores])
+        return self._merge(boxes, scores, w, h)
+
+    def _raw_boxes(self, image_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        """One detector run on the image letterboxed to the detector's input: boxes (xyxy, image
+        pixels) and scores of at least ``min_score``, before NMS; and the scale image -> input."""
+        h, w = image_bgr.shape[:2]
         dw, dh = self.det_size
         r = min(dw / w, dh / h)
         nw, nh = max(1, round(w * r)), max(1, round(h * r))
@@ -88,19 +110,44 @@ class TileModel:
         canvas[top:top + nh, left:left + nw] = small
         blob = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0  # ultralytics wants RGB
         out = self.detector.run(None, {self.detector.get_inputs()[0].name: blob})[0][0]  # (5, A)
-        scores = out[4]
-        keep = scores >= self.settings.min_score
-        if not keep.any():
-            return np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
+        keep = out[4] >= self.settings.min_score
         cx, cy, bw, bh = out[0][keep], out[1][keep], out[2][keep], out[3][keep]
-        scores = scores[keep]
-        xywh = np.stack([cx - bw / 2, cy - bh / 2, bw, bh], axis=1)
+        boxes = np.stack([cx - bw / 2 - left, cy - bh / 2 - top, cx + bw / 2 - left, cy + bh / 2 - top], axis=1) / r
+        return boxes.reshape(-1, 4).astype(np.float32), out[4][keep].astype(np.float32), r
+
+    def _zoomed_boxes(self, image_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Boxes and scores from the image's four overlapping quarters, each run alone. A box
+        touching a quarter's edge inside the image may be a cut tile: it is left to the
+        neighbouring quarter, which holds that tile whole."""
+        h, w = image_bgr.shape[:2]
+        ov = self.settings.zoom_overlap
+        cw, ch = int(round(w * (1 + ov) / 2)), int(round(h * (1 + ov) / 2))
+        found_boxes, found_scores = [], []
+        for y0 in (0, h - ch):
+            for x0 in (0, w - cw):
+                boxes, scores, r = self._raw_boxes(image_bgr[y0:y0 + ch, x0:x0 + cw])
+                margin = 4.0 / r  # 4 detector pixels
+                whole = np.ones(len(boxes), dtype=bool)
+                if x0 > 0:
+                    whole &= boxes[:, 0] > margin
+                if x0 + cw < w:
+                    whole &= boxes[:, 2] < cw - margin
+                if y0 > 0:
+                    whole &= boxes[:, 1] > margin
+                if y0 + ch < h:
+                    whole &= boxes[:, 3] < ch - margin
+                found_boxes.append(boxes[whole] + np.array([x0, y0, x0, y0], np.float32))
+                found_scores.append(scores[whole])
+        return np.concatenate(found_boxes), np.concatenate(found_scores)
+
+    def _merge(self, boxes: np.ndarray, scores: np.ndarray, w: int, h: int) -> tuple[np.ndarray, np.ndarray]:
+        """Non-maximum suppression, clipping to the image, then the straddling-box filter."""
+        if len(boxes) == 0:
+            return np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
+        xywh = np.concatenate([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]], axis=1)
         idx = cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), self.settings.min_score, self.settings.nms_iou)
         idx = np.array(idx, dtype=int).reshape(-1)
-        boxes = xywh[idx].copy()
-        boxes[:, 2:] += boxes[:, :2]
-        boxes[:, [0, 2]] = (boxes[:, [0, 2]] - left) / r
-        boxes[:, [1, 3]] = (boxes[:, [1, 3]] - top) / r
+        boxes = boxes[idx].copy()
         boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
         boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
         scores = scores[idx]
