@@ -27,11 +27,7 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-
-def quarter_origins(w: int, h: int, overlap: float) -> tuple[int, int, list[tuple[int, int]]]:
-    """Crop width, height and the four top-left corners of the overlapping quarters."""
-    cw, ch = int(round(w * (1 + overlap) / 2)), int(round(h * (1 + overlap) / 2))
-    return cw, ch, [(x0, y0) for y0 in (0, h - ch) for x0 in (0, w - cw)]
+from vision.detect import quarters
 
 
 def crop_labels(polys: np.ndarray, w: int, h: int, x0: int, y0: int, cw: int, ch: int, min_visible: float) -> list[np.ndarray]:
@@ -77,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
             h, w = image.shape[:2]
             rows = np.loadtxt(label, ndmin=2) if label.stat().st_size else np.zeros((0, 9))
             polys = rows[:, 1:9]
-            cw, ch, origins = quarter_origins(w, h, args.overlap)
+            cw, ch, origins = quarters(w, h, args.overlap)
             for k, (x0, y0) in enumerate(rng.sample(origins, min(args.per_image, 4))):
                 stem = f"{path.stem}_q{k}"
                 cv2.imwrite(str(args.out / split / "images" / f"{stem}.jpg"), image[y0:y0 + ch, x0:x0 + cw], [cv2.IMWRITE_JPEG_QUALITY, 92])

@@ -120,24 +120,22 @@ class TileModel:
         touching a quarter's edge inside the image may be a cut tile: it is left to the
         neighbouring quarter, which holds that tile whole."""
         h, w = image_bgr.shape[:2]
-        ov = self.settings.zoom_overlap
-        cw, ch = int(round(w * (1 + ov) / 2)), int(round(h * (1 + ov) / 2))
+        cw, ch, origins = quarters(w, h, self.settings.zoom_overlap)
         found_boxes, found_scores = [], []
-        for y0 in (0, h - ch):
-            for x0 in (0, w - cw):
-                boxes, scores, r = self._raw_boxes(image_bgr[y0:y0 + ch, x0:x0 + cw])
-                margin = 4.0 / r  # 4 detector pixels
-                whole = np.ones(len(boxes), dtype=bool)
-                if x0 > 0:
-                    whole &= boxes[:, 0] > margin
-                if x0 + cw < w:
-                    whole &= boxes[:, 2] < cw - margin
-                if y0 > 0:
-                    whole &= boxes[:, 1] > margin
-                if y0 + ch < h:
-                    whole &= boxes[:, 3] < ch - margin
-                found_boxes.append(boxes[whole] + np.array([x0, y0, x0, y0], np.float32))
-                found_scores.append(scores[whole])
+        for x0, y0 in origins:
+            boxes, scores, r = self._raw_boxes(image_bgr[y0:y0 + ch, x0:x0 + cw])
+            margin = 4.0 / r  # 4 detector pixels
+            whole = np.ones(len(boxes), dtype=bool)
+            if x0 > 0:
+                whole &= boxes[:, 0] > margin
+            if x0 + cw < w:
+                whole &= boxes[:, 2] < cw - margin
+            if y0 > 0:
+                whole &= boxes[:, 1] > margin
+            if y0 + ch < h:
+                whole &= boxes[:, 3] < ch - margin
+            found_boxes.append(boxes[whole] + np.array([x0, y0, x0, y0], np.float32))
+            found_scores.append(scores[whole])
         return np.concatenate(found_boxes), np.concatenate(found_scores)
 
     def _merge(self, boxes: np.ndarray, scores: np.ndarray, w: int, h: int) -> tuple[np.ndarray, np.ndarray]:
@@ -180,6 +178,13 @@ class TileModel:
             timing["read"] = (t2 - t1) * 1000
         keep = p_none <= self.settings.max_none
         return TileDetections(boxes[keep], scores[keep], probs[keep], up[keep])
+
+
+def quarters(w: int, h: int, overlap: float) -> tuple[int, int, list[tuple[int, int]]]:
+    """The four overlapping quarters of a ``w`` x ``h`` image the quarter pass searches: their
+    width, height and top-left corners (``datasets.zoom_crops`` trains on the same views)."""
+    cw, ch = int(round(w * (1 + overlap) / 2)), int(round(h * (1 + overlap) / 2))
+    return cw, ch, [(x0, y0) for y0 in (0, h - ch) for x0 in (0, w - cw)]
 
 
 def _not_straddling(boxes: np.ndarray, scores: np.ndarray, max_covered: float) -> np.ndarray:

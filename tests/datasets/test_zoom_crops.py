@@ -8,12 +8,13 @@ import cv2
 import numpy as np
 import pytest
 
-from datasets.zoom_crops import crop_labels, main, quarter_origins
+from datasets.zoom_crops import crop_labels, main
+from vision.detect import quarters
 
 
 @pytest.mark.parametrize("w, h, overlap", [(1024, 768, 0.2), (1000, 1000, 0.0), (641, 479, 0.35)])
 def test_quarters_cover_the_image_and_overlap(w: int, h: int, overlap: float) -> None:
-    cw, ch, origins = quarter_origins(w, h, overlap)
+    cw, ch, origins = quarters(w, h, overlap)
     assert len(origins) == 4
     covered = np.zeros((h, w), bool)
     for x0, y0 in origins:
