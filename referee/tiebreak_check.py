@@ -37,14 +37,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from referee.bench import DEFAULT_POSITIONS, load_positions
 from referee.ruleset import RuleSet
 from referee.tiles import ALL_NUMBERED, JOKER, Tile, parse_tiles
 
 __all__ = ["LeastMoved", "candidate_sets", "least_moved", "moved_with_best_matching", "compare", "main"]
 
 _JOKER = 52  # Tile.index of the joker
-
-DEFAULT_POSITIONS = Path(__file__).resolve().parents[2] / "shared" / "bench" / "solver_positions.json"
 
 
 @dataclass(frozen=True)
@@ -316,8 +315,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--time-limit", type=float, default=20.0, help="seconds HiGHS may spend on one position")
     parser.add_argument("--json", action="store_true", help="print every position and the summary as JSON")
     args = parser.parse_args(argv)
-    with open(args.positions, encoding="utf-8") as f:
-        positions = [p for p in json.load(f)["positions"] if args.only in p["id"]]
+    if not args.positions.exists():
+        print(f"positions file not found: {args.positions}", file=sys.stderr)
+        return 2
+    positions = [p for p in load_positions(args.positions) if args.only in p["id"]]
     rows = []
     for p in positions:
         row = compare(p, args.time_limit)

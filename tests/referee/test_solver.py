@@ -8,24 +8,21 @@ import json
 import random
 import re
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
+from referee.bench import DEFAULT_POSITIONS as POSITIONS, load_positions
 from referee.ruleset import RuleSet
 from referee.solver import Move, SolverError, arrange, best_move
 from referee.tiles import JOKER, Colour, Tile, TileError, parse_table, parse_tiles
 from tests.referee.least_moved_cases import SOLVER_MISSES_LEAST, SOLVER_REACHES_LEAST
 from tests.referee.tables import is_set_multiset
 
-POSITIONS = Path(__file__).resolve().parents[3] / "shared" / "bench" / "solver_positions.json"
 COLOURS = (Colour.BLACK, Colour.BLUE, Colour.ORANGE, Colour.RED)
 
 
 def _positions() -> list[dict]:
-    if not POSITIONS.exists():
-        return []
-    return json.loads(POSITIONS.read_text(encoding="utf-8"))["positions"]
+    return load_positions(POSITIONS) if POSITIONS.exists() else []
 
 
 ALL = _positions()

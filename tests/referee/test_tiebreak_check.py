@@ -10,12 +10,12 @@ import json
 import random
 from collections import Counter
 from contextlib import redirect_stdout
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("scipy", reason="the tie-break reference needs SciPy (pip install .[bench])")
 
+from referee.bench import DEFAULT_POSITIONS as POSITIONS, load_positions  # noqa: E402
 from referee.sets import check_set  # noqa: E402
 from referee.solver import best_move  # noqa: E402
 from referee.tiebreak_check import candidate_sets, compare, least_moved, main, moved_with_best_matching  # noqa: E402
@@ -23,7 +23,6 @@ from referee.tiles import ALL_NUMBERED, JOKER, Colour, Tile, parse_table, parse_
 from tests.referee.least_moved_cases import SOLVER_MISSES_LEAST, SOLVER_REACHES_LEAST  # noqa: E402
 from tests.referee.tables import is_set_multiset  # noqa: E402
 
-POSITIONS = Path(__file__).resolve().parents[3] / "shared" / "bench" / "solver_positions.json"
 COLOURS = (Colour.BLACK, Colour.BLUE, Colour.ORANGE, Colour.RED)
 BY_INDEX = [*ALL_NUMBERED, JOKER]
 
@@ -194,9 +193,7 @@ needs_positions = pytest.mark.skipif(not POSITIONS.exists(), reason=f"benchmark 
 
 
 def _positions() -> list[dict]:
-    if not POSITIONS.exists():
-        return []
-    return json.loads(POSITIONS.read_text(encoding="utf-8"))["positions"]
+    return load_positions(POSITIONS) if POSITIONS.exists() else []
 
 
 SAMPLE = [p for p in _positions() if p["size_class"] in ("small", "mid", "crafted")][::9]
