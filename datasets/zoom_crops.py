@@ -6,7 +6,7 @@ The tile reader's detector runs on a whole photo letterboxed to 512 px, where th
 shot are 10-20 px and many are missed. Searching the photo's four overlapping quarters at the same
 input size doubles the resolution, but a detector trained only on whole photos boxes cloth
 patterns at that scale (see models/README.md). These crops show it that scale: each is one of the
-four quarters the zoom pass uses, with the tiles it holds. A tile cut by the crop's edge keeps its
+four quarters the quarter pass uses, with the tiles it holds. A tile cut by the crop's edge keeps its
 label clipped to the crop when at least ``--min-visible`` of its box lies inside, and is dropped
 otherwise.
 

@@ -45,13 +45,13 @@ class DetectorSettings:
     max_covered: float = 0.85
     """A box whose area is covered more than this by more confident boxes is dropped: it
     straddles two touching tiles that were both found (NMS keeps it, its IoU with each is low)."""
-    zoom_below: float = 24.0
+    quarters_below: float = 24.0
     """When the tiles found are this small (median short side, in detector input pixels) or
     none are found, the photo is searched again in four overlapping quarters, each at the
     detector's full input size (twice the resolution): far shots of a whole table. 0: off.
     The shared close-ups have tiles of 26-107 px, so it leaves them alone; chosen on the far
     shots of the real valid split and the rendered val scenes (models/README.md)."""
-    zoom_overlap: float = 0.2
+    quarters_overlap: float = 0.2
     """Share of each quarter's width and height that overlaps its neighbour, so that a tile cut
     by one quarter's edge lies whole in the next (``datasets.zoom_crops`` trains on the same)."""
 
@@ -90,10 +90,10 @@ class TileModel:
         """Tile boxes (N, 4) xyxy in image pixels and their detector scores (N,)."""
         h, w = image_bgr.shape[:2]
         boxes, scores, scale = self._raw_boxes(image_bgr)
-        if self.settings.zoom_below > 0 and min(h, w) >= 64:
+        if self.settings.quarters_below > 0 and min(h, w) >= 64:
             sides = np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]) * scale
-            if len(sides) == 0 or float(np.median(sides)) < self.settings.zoom_below:
-                more, more_scores = self._zoomed_boxes(image_bgr)
+            if len(sides) == 0 or float(np.median(sides)) < self.settings.quarters_below:
+                more, more_scores = self._quarter_boxes(image_bgr)
                 boxes, scores = np.concatenate([boxes, more]), np.concatenate([scores, more_scores])
         return self._merge(boxes, scores, w, h)
 
@@ -115,12 +115,12 @@ class TileModel:
         boxes = np.stack([cx - bw / 2 - left, cy - bh / 2 - top, cx + bw / 2 - left, cy + bh / 2 - top], axis=1) / r
         return boxes.reshape(-1, 4).astype(np.float32), out[4][keep].astype(np.float32), r
 
-    def _zoomed_boxes(self, image_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _quarter_boxes(self, image_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Boxes and scores from the image's four overlapping quarters, each run alone. A box
         touching a quarter's edge inside the image may be a cut tile: it is left to the
         neighbouring quarter, which holds that tile whole."""
         h, w = image_bgr.shape[:2]
-        cw, ch, origins = quarters(w, h, self.settings.zoom_overlap)
+        cw, ch, origins = quarters(w, h, self.settings.quarters_overlap)
         found_boxes, found_scores = [], []
         for x0, y0 in origins:
             boxes, scores, r = self._raw_boxes(image_bgr[y0:y0 + ch, x0:x0 + cw])

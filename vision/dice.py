@@ -74,9 +74,9 @@ class DiceCountError(ValueError):
 class DiceSettings:
     """Thresholds of the dice reader (defaults chosen on the rendered validation split)."""
 
-    detector: DetectorSettings = DetectorSettings(min_score=0.3, nms_iou=0.5, max_none=0.5, zoom_below=0.0)
+    detector: DetectorSettings = DetectorSettings(min_score=0.3, nms_iou=0.5, max_none=0.5, quarters_below=0.0)
     """Detector confidence, duplicate overlap, and reader P("not a top face") above which a box goes.
-    The tile detector's quarter pass stays off: dice have their own second look (``zoom_below``)."""
+    The tile detector's quarter pass stays off: dice have their own second look (``zoom_below`` below)."""
     zoom_below: float = 0.6
     """When the dice cover less than this share of the photo, the detector looks a second time at
     the part of the photo where they lie (dice are small in a 320-pixel view of the whole photo)."""

@@ -111,9 +111,9 @@ def test_empty_table_reads_no_tiles(reader) -> None:
 
 
 @needs_real
-def test_far_shot_zoom_pass_finds_small_tiles() -> None:
+def test_far_shot_quarter_pass_finds_small_tiles() -> None:
     """A real photo shrunk to a third, in the middle of a wide cloth (a far shot of the table):
-    at 512 px its tiles are a few pixels wide. The quarter pass (``zoom_below``) finds more of them
+    at 512 px its tiles are a few pixels wide. The quarter pass (``quarters_below``) finds more of them
     than the whole-photo pass alone, and changes nothing on the photo at its own size."""
     from vision.detect import DetectorSettings, TileModel
     from vision.evaluate import load_labelled, match
@@ -125,14 +125,14 @@ def test_far_shot_zoom_pass_finds_small_tiles() -> None:
     canvas[h:2 * h, w:2 * w] = photo
     far = cv2.resize(canvas, (3 * w // 2, 3 * h // 2), interpolation=cv2.INTER_AREA)  # tiles at half size
     truth = (item.boxes_xyxy + np.array([w, h, w, h], np.float32)) / 2
-    plain = TileModel(settings=DetectorSettings(zoom_below=0))
-    zoomed = TileModel(settings=DetectorSettings(zoom_below=1000))  # always search the quarters
+    plain = TileModel(settings=DetectorSettings(quarters_below=0))
+    quartered = TileModel(settings=DetectorSettings(quarters_below=1000))  # always search the quarters
 
     def recall(model: TileModel, image: np.ndarray, boxes: np.ndarray) -> float:
         found, _scores = model.find_boxes(image)
         return len(match(found, boxes)) / len(boxes)
 
-    assert recall(zoomed, far, truth) > recall(plain, far, truth) + 0.1
+    assert recall(quartered, far, truth) > recall(plain, far, truth) + 0.1
     near_plain, _s = plain.find_boxes(photo)
     near_default, _s = TileModel().find_boxes(photo)
-    assert np.array_equal(near_plain, near_default), "the zoom pass must not start on a close-up photo"
+    assert np.array_equal(near_plain, near_default), "the quarter pass must not start on a close-up photo"
