@@ -26,7 +26,8 @@ Codes, tile notation, numbers and player names never change with the language.
 ``best-move`` prints "no move" when nothing can be played; with ``--json`` it then prints
 ``{"found": false, "count": 0, "points": 0, "placed": [], "sets": [], "steps": []}``, which
 means the same as ``best_move(...)`` returning None. When a move is found the object is
-``Move.to_dict()`` with ``"found": true`` added.
+``Move.to_dict()`` with ``"found": true`` added. A table that no arrangement can make valid, with
+or without rack tiles, is bad input (exit 2), not "no move".
 """
 
 from __future__ import annotations

@@ -57,7 +57,7 @@ from operator import itemgetter
 from typing import Any, Union
 
 from referee.assignment import best_assignment
-from referee.i18n import _
+from referee.i18n import _, ngettext
 from referee.ruleset import RuleSet
 from referee.tiles import ALL_NUMBERED, JOKER, Colour, Tile, format_tiles, parse_table, parse_tile, parse_tiles
 
@@ -134,9 +134,11 @@ class Move:
     def describe(self) -> str:
         """A few lines a player can read: what is laid, the steps, the new table."""
         lines = [
-            _("Lay {count} tiles from the rack ({points} points): {tiles}").format(
-                count=self.count, points=self.points, tiles=format_tiles(self.placed)
-            )
+            ngettext(
+                "Lay {count} tile from the rack ({points} points): {tiles}",
+                "Lay {count} tiles from the rack ({points} points): {tiles}",
+                self.count,
+            ).format(count=self.count, points=self.points, tiles=format_tiles(self.placed))
         ]
         lines.extend(f"- {step}" for step in self.steps)
         lines.append(_("New table:"))
@@ -2516,7 +2518,9 @@ def best_move(
     points objective keeps it exactly; ``Move.moved`` lists the tiles that do move).
 
     Raises :class:`SolverError` for more copies of a tile or more jokers than ``rules`` has, an
-    unknown objective, or something that is not a tile (:class:`~referee.tiles.TileError`).
+    unknown objective, a table (after the opening) that no arrangement can make valid, with or
+    without rack tiles (the message names the sets that are not valid as they lie), or something
+    that is not a tile (:class:`~referee.tiles.TileError`).
     """
     if objective not in OBJECTIVES:
         raise SolverError(_('unknown objective "{objective}": choose "tiles" or "points"').format(objective=objective))
@@ -2527,19 +2531,22 @@ def best_move(
     table_count = _counts(_indices(table_tiles))
     rack_count = _counts(_indices(rack_tiles))
     _check_counts([a + b for a, b in zip(table_count, rack_count)], rules)
-    if not rack_tiles:
-        return None
     if not opened:
-        return _opening(old_sets, table_tiles, rack_count, rules, objective)
+        return _opening(old_sets, table_tiles, rack_count, rules, objective) if rack_tiles else None
+    if not rack_tiles:
+        _check_table_stands(old_sets, table_tiles, rules)
+        return None
     proven = True
     if objective == "points":
         solved_points = _solve_points(table_count, rack_count, rules, old_sets)
         if solved_points is None:
+            _check_table_stands(old_sets, table_tiles, rules)
             return None
         new_sets, _score, proven = solved_points
     else:
         solved = _solve_plan(table_count, rack_count, rules, objective, None, old_sets, need_move=True)
         if solved is None:
+            _check_table_stands(old_sets, table_tiles, rules)
             return None
         new_sets, _score = solved
     out = _describe_change(old_sets, table_tiles, new_sets, rack_jokers_high=objective == "points")
@@ -2556,6 +2563,23 @@ def best_move(
         objective=objective,
         proven=proven,
     )
+
+
+def _check_table_stands(old_sets: list[list[Tile]] | None, table_tiles: list[Tile], rules: RuleSet) -> None:
+    """When no move lays a rack tile: raise :class:`SolverError` if the table itself cannot be
+    arranged into valid sets (then no rack tile can mend it either, or there would be a move),
+    naming the sets that are not valid as they lie; "no move" would hide that the table is wrong."""
+    if not table_tiles or arrange(table_tiles, rules) is not None:
+        return
+    message = _("the table cannot be made valid: no arrangement of its tiles, with or without tiles from the rack, "
+                "is made of valid sets only")
+    if old_sets is not None:
+        from referee.sets import check_sets  # only on this error path
+
+        _verdicts, problems = check_sets(old_sets, rules)
+        if problems:
+            message += " (" + "; ".join(p.message for p in problems) + ")"
+    raise SolverError(message)
 
 
 def _opening(

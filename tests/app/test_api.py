@@ -186,6 +186,9 @@ def test_suggest(client: TestClient) -> None:
     assert any("R4" in s for s in data["sets"])
     none = client.post("/api/suggest", json={"table": "R1 R2 R3", "rack": "K9", "opened": False}).json()
     assert none["found"] is False and none["summary"]
+    # A table nothing can make valid: a clear 422 naming the set, not "no move".
+    broken = client.post("/api/suggest", json={"table": "R1 R2 R3 | K5 B5", "rack": "K9"})
+    assert broken.status_code == 422 and "K5 B5" in broken.json()["detail"]
 
 
 def test_rules_catalog_and_resolve(client: TestClient) -> None:

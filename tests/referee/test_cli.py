@@ -196,6 +196,9 @@ def test_best_move(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and out.strip() == "no move"
     data = run_json(capsys, "best-move", "--rack", "K9")
     assert data == {"found": False, "count": 0, "points": 0, "placed": [], "sets": [], "steps": []}
+    # a table no arrangement can make valid is bad input, not "no move"
+    code, out, err = run(capsys, "best-move", "--table", "R1 R2 R3 | K5 B5", "--rack", "K9", "--json")
+    assert code == 2 and not out and "cannot be made valid" in err and "Set 2 (K5 B5)" in err
     # before the initial meld the table can't be used: R4 alone is not 30 points
     data = run_json(capsys, "best-move", "--table", "R1 R2 R3", "--rack", "R4", "--not-opened")
     assert data["count"] == 0

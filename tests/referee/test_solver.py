@@ -14,7 +14,7 @@ import pytest
 from referee.bench import DEFAULT_POSITIONS as POSITIONS, load_positions
 from referee.ruleset import RuleSet
 from referee.solver import Move, SolverError, arrange, best_move
-from referee.tiles import JOKER, Colour, Tile, TileError, parse_table, parse_tiles
+from referee.tiles import JOKER, Colour, Tile, TileError, parse_table, parse_tile, parse_tiles
 from tests.referee.least_moved_cases import SOLVER_MISSES_LEAST, SOLVER_REACHES_LEAST
 from tests.referee.tables import is_set_multiset
 
@@ -334,6 +334,34 @@ def test_xp_three_copies_and_four_jokers() -> None:
 def test_bad_input(table: str, rack: str, error: type[Exception], match: str) -> None:
     with pytest.raises(error, match=match):
         best_move(table, rack)
+
+
+@pytest.mark.parametrize(
+    ("table", "rack", "objective", "names"),
+    [
+        ("R1 R2", "K9", "tiles", "Set 1 (R1 R2)"),
+        ("R1 R2 R3 | K5 B5", "K9 O1", "points", "Set 2 (K5 B5)"),
+        ("R1 R2 R3 | R5 R6 R8", "", "tiles", "Set 2 (R5 R6 R8)"),
+    ],
+)
+def test_a_table_nothing_can_mend_is_an_error_not_no_move(table: str, rack: str, objective: str, names: str) -> None:
+    """"No move" would say the table is fine and the rack is the problem: say what is wrong."""
+    with pytest.raises(SolverError, match="cannot be made valid") as caught:
+        best_move(table, rack, objective=objective)
+    assert names in str(caught.value)
+    # As a bare multiset there are no sets to name, but the answer is the same.
+    with pytest.raises(SolverError, match="cannot be made valid"):
+        best_move(parse_tiles(table.replace("|", "")), rack, objective=objective)
+
+
+def test_a_broken_table_the_rack_mends_is_a_move_and_a_sound_one_with_nothing_to_lay_is_none() -> None:
+    move = best_move("R1 R2", "R3 K9")
+    assert move is not None and move.placed == (parse_tile("R3"),)
+    assert best_move("R1 R2 R3", "K9") is None
+    assert best_move("R1 R2 R3", "") is None
+    # Before the opening the table is not the player's to mend: only the meld from the rack.
+    opening = best_move("R1 R2", "K10 K11 K12", opened=False)
+    assert opening is not None and opening.count == 3
 
 
 def test_bad_objective_and_objects() -> None:
