@@ -64,6 +64,9 @@ from referee.tiles import ALL_NUMBERED, JOKER, Colour, Tile, format_tiles, parse
 __all__ = ["Move", "SolverError", "best_move", "arrange", "OBJECTIVES"]
 
 OBJECTIVES = ("tiles", "points")
+TIEBREAKS = ("estimate", "exact")
+"""How :func:`best_move` chooses among moves laying as many tiles: "estimate" (the default, part
+of the fast search) or "exact" (an integer programme afterwards, see :mod:`referee.least`)."""
 """What :func:`best_move` maximises: rack tiles laid, or the points of the rack tiles laid."""
 
 _COLOURS = (Colour.BLACK, Colour.BLUE, Colour.ORANGE, Colour.RED)
@@ -114,10 +117,14 @@ class Move:
     """False only for the points objective on a table where trying every joker placement took
     too long: then this is the most-tiles move with its jokers where they are worth most, and
     a move worth more points may exist. The tiles objective is always exact."""
+    least_moved: bool = False
+    """True when no move laying as many rack tiles moves fewer table tiles: proven by the exact
+    tie-break (``tiebreak="exact"``), or nothing moves. False: :attr:`moved` comes from the
+    default tie-break's estimate and may not be the least (see ``referee/SOLVER.md``)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict: count, points, placed (codes), sets (lists of codes), steps, moved,
-        set_numbers, objective, opening, proven."""
+        set_numbers, objective, opening, proven, least_moved."""
         return {
             "count": self.count,
             "points": self.points,
@@ -129,6 +136,7 @@ class Move:
             "objective": self.objective,
             "opening": self.opening,
             "proven": self.proven,
+            "least_moved": self.least_moved,
         }
 
     def describe(self) -> str:
@@ -2500,6 +2508,8 @@ def best_move(
     rules: RuleSet = RuleSet.classic(),
     opened: bool = True,
     objective: str = "tiles",
+    tiebreak: str = "estimate",
+    time_limit: float = 10.0,
 ) -> Move | None:
     """The move that lays the most rack tiles (``objective="tiles"``) or the most points
     (``"points"``), or None when nothing can be laid.
@@ -2513,17 +2523,30 @@ def best_move(
     (``opened=False``) only sets made from the rack count, together worth at least
     ``rules.opening_minimum``, jokers only if ``rules.jokers_in_opening``; the table is untouched.
     Among equally good moves the solver prefers one that moves few table tiles to another set
-    (a tie-break score: the depth-first searches try the choices that keep the table as it lies
-    first, and a move laying every usable rack tile gets a short branch and bound on it; the
-    points objective keeps it exactly; ``Move.moved`` lists the tiles that do move).
+    (``Move.moved`` lists the tiles that do move). ``tiebreak="estimate"`` (the default) decides
+    it inside the fast search, on an estimate (the depth-first searches try the choices that
+    keep the table as it lies first, and a move laying every usable rack tile gets a short
+    branch and bound on it): often the least, not always (figures in ``referee/SOLVER.md``).
+    ``tiebreak="exact"`` (tiles objective) then finds the move laying as many tiles that moves
+    fewest, by the integer programme of :mod:`referee.least` (SciPy; milliseconds on small
+    tables, about half a second on a full one, seven at worst measured); ``Move.least_moved``
+    says whether it was proven within ``time_limit`` seconds (otherwise the estimate's move is
+    returned).
 
     Raises :class:`SolverError` for more copies of a tile or more jokers than ``rules`` has, an
-    unknown objective, a table (after the opening) that no arrangement can make valid, with or
-    without rack tiles (the message names the sets that are not valid as they lie), or something
-    that is not a tile (:class:`~referee.tiles.TileError`).
+    unknown objective or tie-break (or the exact one with the points objective), a table (after
+    the opening) that no arrangement can make valid, with or without rack tiles (the message
+    names the sets that are not valid as they lie), or something that is not a tile
+    (:class:`~referee.tiles.TileError`).
     """
     if objective not in OBJECTIVES:
         raise SolverError(_('unknown objective "{objective}": choose "tiles" or "points"').format(objective=objective))
+    if tiebreak not in TIEBREAKS:
+        raise SolverError(_('unknown tie-break "{tiebreak}": choose "estimate" or "exact"').format(tiebreak=tiebreak))
+    if tiebreak == "exact" and objective != "tiles":
+        raise SolverError(_('the exact tie-break is for the "tiles" objective'))
+    if not time_limit > 0:
+        raise SolverError(_("the time limit must be a positive number of seconds, not {value}").format(value=time_limit))
     if not isinstance(rules, RuleSet):
         raise SolverError(_("rules must be a RuleSet, not {kind}").format(kind=type(rules).__name__))
     old_sets, table_tiles = _read_table(table)
@@ -2552,6 +2575,9 @@ def best_move(
     out = _describe_change(old_sets, table_tiles, new_sets, rack_jokers_high=objective == "points")
     if not out.placed:
         return None
+    least = not out.moved
+    if tiebreak == "exact" and not least and old_sets is not None:
+        out, least = _fewest_moved(out, old_sets, table_tiles, rack_tiles, rules, time_limit)
     return Move(
         count=len(out.placed),
         points=out.points,
@@ -2562,7 +2588,27 @@ def best_move(
         set_numbers=tuple(out.numbers),
         objective=objective,
         proven=proven,
+        least_moved=least,
     )
+
+
+def _fewest_moved(
+    out: _Outcome, old_sets: list[list[Tile]], table_tiles: list[Tile], rack: list[Tile], rules: RuleSet,
+    time_limit: float,
+) -> tuple[_Outcome, bool]:
+    """The exact tie-break: the arrangement laying as many rack tiles as ``out`` that moves
+    fewest table tiles, and whether that is proven (False when HiGHS ran out of time: then
+    ``out`` as it was)."""
+    from referee.least import least_arrangement  # SciPy, only when asked for
+
+    found = least_arrangement(old_sets, rack, rules, count=len(out.placed), time_limit=time_limit)
+    if found is None:
+        return out, False
+    if found.moved < len(out.moved):
+        exact = _describe_change(old_sets, table_tiles, [list(s) for s in found.sets])
+        if len(exact.moved) < len(out.moved):
+            out = exact
+    return out, len(out.moved) == found.moved
 
 
 def _check_table_stands(old_sets: list[list[Tile]] | None, table_tiles: list[Tile], rules: RuleSet) -> None:

@@ -75,6 +75,9 @@ PAGE_STRINGS: dict[str, str] = {
     "most_tiles": N_("most tiles"),
     "most_points": N_("most points"),
     "move_go": N_("Find the best move"),
+    "fewest_moves": N_("Prove the fewest table tiles moved (slower: up to 10 s)"),
+    "least_proven": N_("No move laying as many tiles moves fewer table tiles."),
+    "least_unproven": N_("Not proven in time to move the fewest table tiles: this is the quick estimate."),
     # -- 5. Rummikub Dice
     "dice_title": N_("Rummikub Dice"),
     "dice_hint": N_("Photograph the nine dice or type their faces: the best arrangement and its score."),

@@ -319,6 +319,10 @@ class SuggestIn(In):
     objective: Literal["tiles", "points"] = Field(
         "tiles", description="Lay as many tiles as possible, or as many points as possible."
     )
+    tiebreak: Literal["estimate", "exact"] = Field(
+        "estimate", description="Among moves laying as many tiles, find the one moving fewest table tiles on an "
+        "estimate (fast) or exactly (tiles objective; an integer programme, up to 10 s)."
+    )
     rules: RulesIn = RulesIn()
 
 
@@ -335,6 +339,8 @@ class SuggestOut(Out):
     set_numbers: list[int] = []
     objective: str = "tiles"
     opening: bool = False
+    least_moved: bool = Field(False, description="True when no move laying as many tiles moves fewer table tiles "
+                              "(proven by the exact tie-break, or nothing moves).")
     summary: str = ""
 
 

@@ -158,6 +158,15 @@ def test_typed_flows_in_the_browser(browser, label_server: str) -> None:  # noqa
     page.click(".tabs button[data-tab=match]")
     page.wait_for_selector("#match-current table")
     assert "+35" in page.locator("#match-current table").text_content()
+    # The best move, with the fewest table tiles moved proven (the exact tie-break).
+    page.click(".tabs button[data-tab=move]")
+    page.fill("#move-table", "K1 K2 K3 K4 K5 K6 K7")
+    page.fill("#move-rack", "B4 O4")
+    page.check("#move-exact")
+    page.click("#move-go")
+    page.wait_for_selector("#move-result .steps")
+    result = page.locator("#move-result").text_content()
+    assert "B4 O4" in result and "No move laying as many tiles moves fewer table tiles." in result
     assert page.errors == []
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -196,6 +197,12 @@ def test_best_move(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and out.strip() == "no move"
     data = run_json(capsys, "best-move", "--rack", "K9")
     assert data == {"found": False, "count": 0, "points": 0, "placed": [], "sets": [], "steps": []}
+    # the exact tie-break: the estimate's known miss moves nothing, proven
+    if importlib.util.find_spec("scipy") is not None:
+        data = run_json(capsys, "best-move", "--table", "B5 R5 O5 | O3 O4 J", "--rack", "O3 O4 O6 R3", "--tiebreak", "exact")
+        assert (data["count"], data["moved"], data["least_moved"]) == (1, [], True)
+    code, _out, err = run(capsys, "best-move", "--table", "R1 R2 R3", "--rack", "R4", "--tiebreak", "exact", "--time-limit", "-1")
+    assert code == 2 and "time limit" in err
     # a table no arrangement can make valid is bad input, not "no move"
     code, out, err = run(capsys, "best-move", "--table", "R1 R2 R3 | K5 B5", "--rack", "K9", "--json")
     assert code == 2 and not out and "cannot be made valid" in err and "Set 2 (K5 B5)" in err

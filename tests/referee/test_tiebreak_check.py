@@ -13,11 +13,11 @@ from contextlib import redirect_stdout
 
 import pytest
 
-pytest.importorskip("scipy", reason="the tie-break reference needs SciPy (pip install .[bench])")
+pytest.importorskip("scipy", reason="the exact tie-break needs SciPy (a dependency of the app: pip install -e .)")
 
 from referee.bench import DEFAULT_POSITIONS as POSITIONS, load_positions  # noqa: E402
 from referee.sets import check_set  # noqa: E402
-from referee.solver import best_move  # noqa: E402
+from referee.solver import SolverError, best_move  # noqa: E402
 from referee.tiebreak_check import candidate_sets, compare, least_moved, main, moved_with_best_matching  # noqa: E402
 from referee.tiles import ALL_NUMBERED, JOKER, Colour, Tile, parse_table, parse_tiles  # noqa: E402
 from tests.referee.least_moved_cases import SOLVER_MISSES_LEAST, SOLVER_REACHES_LEAST  # noqa: E402
@@ -187,6 +187,58 @@ def test_too_many_copies() -> None:
 
 
 # ------------------------------------------------------------------------------------------
+# best_move(..., tiebreak="exact"): the same programme, the count fixed at the solver's
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_exact_tiebreak_matches_brute_force(seed: int) -> None:
+    old, rack = _tiny_position(random.Random(700 + seed), moving=True)
+    move = best_move(old, rack, tiebreak="exact")
+    count, least = _brute(old, rack)
+    assert move is not None and move.count == count
+    assert len(move.moved) == least and move.least_moved
+    _assert_a_move(old, rack, move)
+
+
+@pytest.mark.parametrize(
+    ("table", "rack", "count", "least", "why"),
+    SOLVER_REACHES_LEAST + SOLVER_MISSES_LEAST,
+    ids=[row[4] for row in SOLVER_REACHES_LEAST + SOLVER_MISSES_LEAST],
+)
+def test_exact_tiebreak_reaches_every_known_least(table: str, rack: str, count: int, least: int, why: str) -> None:
+    """The estimate's two known misses included."""
+    old = parse_table(table)
+    move = best_move(old, parse_tiles(rack), tiebreak="exact")
+    assert move is not None and (move.count, len(move.moved), move.least_moved) == (count, least, True), why
+    _assert_a_move(old, parse_tiles(rack), move)
+
+
+def _assert_a_move(old: list[list[Tile]], rack: list[Tile], move: object) -> None:
+    """Every table tile still there, only rack tiles added (the placed ones), every set valid."""
+    sets = move.sets  # type: ignore[attr-defined]
+    laid = Counter(t for s in sets for t in s) - Counter(t for s in old for t in s)
+    assert laid == Counter(move.placed) and not laid - Counter(rack)  # type: ignore[attr-defined]
+    assert not Counter(t for s in old for t in s) - Counter(t for s in sets for t in s)
+    assert all(check_set(list(s)).valid for s in sets)
+    assert moved_with_best_matching(old, sets) == len(move.moved)  # type: ignore[attr-defined]
+
+
+def test_exact_tiebreak_flags_and_errors() -> None:
+    # Nothing moves: the least, whichever tie-break.
+    assert best_move("R1 R2 R3", "R4").least_moved  # type: ignore[union-attr]
+    assert best_move("R1 R2 R3", "R4", tiebreak="exact").least_moved  # type: ignore[union-attr]
+    # Something moves: only the exact tie-break says it is the least.
+    assert not best_move("K1 K2 K3 K4 K5 K6 K7", "B4 O4").least_moved  # type: ignore[union-attr]
+    assert best_move("K1 K2 K3 K4 K5 K6 K7", "B4 O4", tiebreak="exact").least_moved  # type: ignore[union-attr]
+    with pytest.raises(SolverError, match="tie-break"):
+        best_move("R1 R2 R3", "R4", tiebreak="best")
+    with pytest.raises(SolverError, match="tiles"):
+        best_move("R1 R2 R3", "R4", objective="points", tiebreak="exact")
+    with pytest.raises(SolverError, match="time limit"):
+        best_move("R1 R2 R3", "R4", tiebreak="exact", time_limit=0)
+
+
+# ------------------------------------------------------------------------------------------
 # The solver on benchmark positions
 
 needs_positions = pytest.mark.skipif(not POSITIONS.exists(), reason=f"benchmark positions not found at {POSITIONS}")
@@ -209,6 +261,32 @@ def test_solver_against_the_least(position: dict) -> None:
     assert row["excess"] is not None and row["excess"] >= 0
     assert row["least_solver_moved"] == row["least_moved"]
     assert row["ours_best_matching"] == row["ours_moved"]
+
+
+EXACT_SAMPLE = [p for p in _positions() if p["size_class"] in ("small", "mid", "mid_r24", "crafted")][4::13]
+
+
+@needs_positions
+@pytest.mark.parametrize("position", EXACT_SAMPLE, ids=[p["id"] for p in EXACT_SAMPLE])
+def test_exact_tiebreak_on_benchmark_positions(position: dict) -> None:
+    """The count stays the optimum and the moved tiles are the reference's least."""
+    table, rack = [parse_tiles(m) for m in position["table_melds"]], parse_tiles(position["rack"])
+    move = best_move(table, rack, tiebreak="exact")
+    exact = least_moved(table, rack)
+    assert move is not None and exact is not None
+    assert move.count == position["optimum_tiles"] == exact.count
+    assert len(move.moved) == exact.moved and move.least_moved
+    _assert_a_move(table, rack, move)
+
+
+@needs_positions
+def test_exact_tiebreak_out_of_time_returns_the_estimate_unproven() -> None:
+    position = next(p for p in _positions() if p["id"] == "large-nJ-013")  # estimate 16 moved, least 3
+    table, rack = [parse_tiles(m) for m in position["table_melds"]], parse_tiles(position["rack"])
+    estimate = best_move(table, rack)
+    hurried = best_move(table, rack, tiebreak="exact", time_limit=1e-6)
+    assert hurried is not None and estimate is not None
+    assert not hurried.least_moved and hurried.sets == estimate.sets
 
 
 @needs_positions

@@ -573,11 +573,15 @@ async function suggestMove() {
     table: $("#move-table").value, rack: $("#move-rack").value, opened: $("#move-opened").checked,
     objective: $("#move-objective").value, rules: currentRules(),
   };
+  // The exact tie-break is for the most-tiles objective (the points one keeps its own).
+  const exact = $("#move-exact").checked && body.objective === "tiles";
+  body.tiebreak = exact ? "exact" : "estimate";
   await show($("#move-result"), async () => {
     const move = await api("POST", "/api/suggest", body);
     const parts = [verdictBanner(move.found, move.summary)];
     if (move.found) {
       parts.push(el("p", {}, tiles(move.placed)));
+      if (exact && move.moved.length) parts.push(el("p", { class: "muted small", text: t(move.least_moved ? "least_proven" : "least_unproven") }));
       parts.push(el("h4", { text: t("steps") }), el("ol", { class: "steps" }, move.steps.map((s) => el("li", { text: s }))));
       parts.push(el("h4", { text: t("new_table") }), el("ol", { class: "sets plain" },
         move.sets.map((s, i) => el("li", {}, el("span", { class: "set-no", text: t("set_n", { n: move.set_numbers[i] || i + 1 }) }), tiles(s)))));

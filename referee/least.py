@@ -1,0 +1,243 @@
+"""Exact least disturbance: the arrangement laying the most rack tiles that moves fewest table
+tiles to another set, as an integer programme solved by HiGHS through SciPy.
+
+The depth-first solver (:mod:`referee.solver`) breaks ties between equally good moves with an
+estimate (see ``referee/SOLVER.md``, "Least disturbance"); proving the least that way in pure
+Python costs seconds to minutes on a full table. This programme proves it in milliseconds on
+small tables and about half a second (seven at worst) on full ones, so it is used when asked
+for (``best_move(..., tiebreak="exact")``) and by :mod:`referee.tiebreak_check`, the reference
+the solver's estimate is measured against. SciPy is imported on the first call, never by
+``import referee``.
+
+"Moved" is what the solver reports (``Move.moved``): each new set is matched to at most one old
+set and keeps the tiles it shares with it, the matching keeping most tiles; every other table
+tile counts as moved, so moved = table tiles - tiles kept. Sets are multisets (RULES.md
+section 2): a group is 3-4 tiles of one number in distinct colours, a run 3-13 tiles of one
+colour with consecutive numbers; jokers stand for any tile (section 5), and a set of only jokers
+is not a set. Every table tile, jokers included, stays on the table; rack tiles may be laid
+(section 4).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+from referee.i18n import _
+from referee.ruleset import RuleSet
+from referee.tiles import ALL_NUMBERED, JOKER, Tile
+
+__all__ = ["LeastArrangement", "candidate_sets", "least_arrangement"]
+
+_JOKER = 52  # Tile.index of the joker
+_BY_INDEX = [*ALL_NUMBERED, JOKER]  # Tile.index -> tile
+
+
+@dataclass(frozen=True)
+class LeastArrangement:
+    """The exact answer for one position."""
+
+    count: int
+    """Rack tiles laid: the most that can be (or the count asked for)."""
+    moved: int
+    """Fewest table tiles moved to another set among the arrangements laying ``count`` tiles
+    (best matching of new sets to old ones)."""
+    sets: tuple[tuple[Tile, ...], ...]
+    """One arrangement reaching both: runs low to high with their jokers in the gaps (then above
+    the top, then below the bottom), groups in colour order with their jokers last."""
+    seconds: float
+    """Time HiGHS took."""
+
+
+def candidate_sets(avail: Sequence[int]) -> list[tuple[int, ...]]:
+    """Every valid set (RULES.md section 2 and 5) that the tiles ``avail`` could make, as a sorted
+    tuple of tile indices (jokers 52 last); ``avail[x]`` = copies of tile index x available
+    (table and rack), ``avail[52]`` = jokers. Each multiset once, however many ways the jokers
+    can be read in it."""
+    jokers = avail[_JOKER]
+    found: set[tuple[int, ...]] = set()
+    for c in range(4):
+        for lo in range(1, 12):
+            for hi in range(lo + 2, 14):
+                numbers = range(lo, hi + 1)
+                have = [n for n in numbers if avail[13 * c + n - 1]]
+                forced = (hi - lo + 1) - len(have)  # places only a joker can fill
+                if forced > jokers or not have:
+                    continue
+                # Any further available places may be jokers too (the tile left out).
+                _choose(found, [13 * c + n - 1 for n in have], forced, jokers - forced)
+    for n in range(1, 14):
+        colours = [13 * c + n - 1 for c in range(4) if avail[13 * c + n - 1]]
+        for mask in range(1, 1 << len(colours)):
+            tiles = [x for i, x in enumerate(colours) if mask >> i & 1]
+            for k in range(0, jokers + 1):
+                if 3 <= len(tiles) + k <= 4:
+                    found.add((*tiles, *[_JOKER] * k))
+    return sorted(found)
+
+
+def _choose(found: set[tuple[int, ...]], tiles: list[int], base: int, extra: int) -> None:
+    """Add the run multisets made from ``tiles`` with ``base`` jokers, up to ``extra`` of the
+    tiles replaced by jokers too (at least one numbered tile stays)."""
+    for k in range(0, min(extra, len(tiles) - 1) + 1):
+        for out in combinations(range(len(tiles)), k):
+            kept = [x for i, x in enumerate(tiles) if i not in out]
+            found.add((*kept, *[_JOKER] * (base + k)))
+
+
+def tally(xs: Sequence[int]) -> dict[int, int]:
+    """Copies of each tile index in ``xs``."""
+    out: dict[int, int] = {}
+    for x in xs:
+        out[x] = out.get(x, 0) + 1
+    return out
+
+
+def shared(a: dict[int, int], b: dict[int, int]) -> int:
+    """Tiles two tallies have in common (multiset intersection)."""
+    return sum(min(k, b[x]) for x, k in a.items() if x in b)
+
+
+def _readable(s: tuple[int, ...]) -> tuple[Tile, ...]:
+    """A candidate set (sorted indices, jokers last) as tiles in an order :func:`check_set`
+    reads: a group in colour order with its jokers last, a run low to high with its jokers in
+    the gaps, then above its top, then below its bottom where the top is 13."""
+    numbered = [x for x in s if x != _JOKER]
+    jokers = len(s) - len(numbered)
+    if len({x % 13 for x in numbered}) == 1 and len(s) <= 4:
+        return tuple(_BY_INDEX[x] for x in s)  # a group (one numbered tile and jokers: either)
+    c = numbered[0] // 13
+    have = {x % 13 + 1 for x in numbered}
+    lo, hi = min(have), max(have)
+    spare = jokers - ((hi - lo + 1) - len(have))
+    top = min(13, hi + spare)
+    lo -= spare - (top - hi)
+    return tuple(_BY_INDEX[13 * c + n - 1] if n in have else JOKER for n in range(lo, top + 1))
+
+
+def least_arrangement(
+    table: Sequence[Sequence[Tile]],
+    rack: Sequence[Tile],
+    rules: RuleSet = RuleSet.classic(),
+    count: int | None = None,
+    time_limit: float = 20.0,
+) -> LeastArrangement | None:
+    """The arrangement of the table's sets ``table`` and some of ``rack`` (after the opening)
+    laying the most rack tiles, or exactly ``count`` of them, that moves fewest table tiles to
+    another set. None when HiGHS does not prove it within ``time_limit`` seconds, or when no
+    arrangement lays ``count`` tiles. Nothing laid is an answer too (count 0).
+
+    One integer programme: x_s copies of each candidate set s (every table tile used, rack tiles
+    at most as many as there are), y_si how much of new set s is matched to old set i (each old
+    set to at most one new set, a new set's copies to as many old sets). Maximise
+    (T + 1) * tiles laid + tiles kept, T = table tiles: the most tiles first, then the most kept
+    (with ``count`` given: tiles laid fixed to it, tiles kept maximised). y may be fractional:
+    for integer x the matching constraints are those of a bipartite b-matching, whose polytope
+    has integer corners, so the optimum is the same as with integer y.
+
+    Raises :class:`~referee.solver.SolverError` when SciPy is not installed, or for more copies
+    of a tile than ``rules`` has.
+    """
+    try:
+        from scipy.optimize import Bounds, LinearConstraint, milp
+        from scipy.sparse import coo_matrix
+    except ImportError as exc:
+        from referee.solver import SolverError
+
+        raise SolverError(_("the exact tie-break needs SciPy ({error})").format(error=exc)) from exc
+    old = [[t.index for t in s] for s in table]
+    table_count = [0] * 53
+    rack_count = [0] * 53
+    for s in old:
+        for x in s:
+            table_count[x] += 1
+    for t in rack:
+        rack_count[t.index] += 1
+    if any(table_count[x] + rack_count[x] > (rules.jokers if x == _JOKER else rules.copies) for x in range(53)):
+        from referee.solver import SolverError
+
+        raise SolverError(_("more copies of a tile than the rule set has"))
+    avail = [a + b for a, b in zip(table_count, rack_count)]
+    sets = candidate_sets(avail)
+    total = sum(table_count)
+    old_tallies = [tally(s) for s in old]
+    tallies = [tally(s) for s in sets]
+    nx = len(sets)
+    pairs = [(j, i, w) for j, st in enumerate(tallies) for i, ot in enumerate(old_tallies) if (w := shared(st, ot))]
+    ny = len(pairs)
+    big = 0 if count is not None else total + 1
+    cost = [float(-big * len(s)) for s in sets] + [float(-w) for _j, _i, w in pairs]
+    upper = [min(avail[x] // k for x, k in t.items()) for t in tallies] + [1] * ny
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[int] = []
+    lo_b: list[float] = []
+    hi_b: list[float] = []
+    r = 0
+    # Tiles: every table copy used, rack copies at most all of them (RULES.md section 4).
+    for x in range(53):
+        if not avail[x]:
+            continue
+        for j, t in enumerate(tallies):
+            if x in t:
+                rows.append(r)
+                cols.append(j)
+                vals.append(t[x])
+        lo_b.append(table_count[x])
+        hi_b.append(avail[x])
+        r += 1
+    if count is not None:
+        # Exactly `count` rack tiles laid: the sets hold the table's tiles and `count` more.
+        for j, s in enumerate(sets):
+            rows.append(r)
+            cols.append(j)
+            vals.append(len(s))
+        lo_b.append(total + count)
+        hi_b.append(total + count)
+        r += 1
+    # Matching: each old set to at most one new set; each new set's copies to as many old sets.
+    for i in range(len(old)):
+        for k, (_j, i2, _w) in enumerate(pairs):
+            if i2 == i:
+                rows.append(r)
+                cols.append(nx + k)
+                vals.append(1)
+        lo_b.append(0)
+        hi_b.append(1)
+        r += 1
+    by_set: dict[int, list[int]] = {}
+    for k, (j, _i, _w) in enumerate(pairs):
+        by_set.setdefault(j, []).append(k)
+    for j, ks in by_set.items():
+        for k in ks:
+            rows.append(r)
+            cols.append(nx + k)
+            vals.append(1)
+        rows.append(r)
+        cols.append(j)
+        vals.append(-1)
+        lo_b.append(-math.inf)
+        hi_b.append(0)
+        r += 1
+    if not nx:
+        return LeastArrangement(0, 0, (), 0.0) if not total and not count else None
+    matrix = coo_matrix((vals, (rows, cols)), shape=(r, nx + ny)).tocsr()
+    start = time.perf_counter()
+    result = milp(
+        cost,
+        constraints=LinearConstraint(matrix, lo_b, hi_b),
+        integrality=[1] * nx + [0] * ny,
+        bounds=Bounds([0.0] * (nx + ny), [float(u) for u in upper]),
+        options={"time_limit": time_limit, "mip_rel_gap": 0.0},
+    )
+    seconds = time.perf_counter() - start
+    if result.status != 0 or result.x is None:
+        return None
+    copies = [round(v) for v in result.x[:nx]]
+    new_sets = tuple(_readable(sets[j]) for j, k in enumerate(copies) for _copy in range(k))
+    laid = sum(len(s) for s in new_sets) - total
+    kept = round(-result.fun) - big * (laid + total)
+    return LeastArrangement(laid, total - kept, new_sets, seconds)
