@@ -75,7 +75,7 @@ PAGE_STRINGS: dict[str, str] = {
     "most_tiles": N_("most tiles"),
     "most_points": N_("most points"),
     "move_go": N_("Find the best move"),
-    "fewest_moves": N_("Prove the fewest table tiles moved (slower: up to 10 s)"),
+    "fewest_moves": N_("Prove the fewest table tiles moved (up to 5 s more)"),
     "least_proven": N_("No move laying as many tiles moves fewer table tiles."),
     "least_unproven": N_("Not proven in time to move the fewest table tiles: this is the quick estimate."),
     # -- 5. Rummikub Dice

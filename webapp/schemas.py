@@ -321,7 +321,7 @@ class SuggestIn(In):
     )
     tiebreak: Literal["estimate", "exact"] = Field(
         "estimate", description="Among moves laying as many tiles, find the one moving fewest table tiles on an "
-        "estimate (fast) or exactly (tiles objective; an integer programme, up to 10 s)."
+        "estimate (fast) or exactly (tiles objective; an integer programme, up to 5 s)."
     )
     rules: RulesIn = RulesIn()
 
