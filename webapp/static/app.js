@@ -581,7 +581,7 @@ async function suggestMove() {
     const parts = [verdictBanner(move.found, move.summary)];
     if (move.found) {
       parts.push(el("p", {}, tiles(move.placed)));
-      if (exact && move.moved.length) parts.push(el("p", { class: "muted small", text: t(move.least_moved ? "least_proven" : "least_unproven") }));
+      if (exact && move.moved.length) parts.push(el("p", { class: "muted small", text: move.least_moved ? t("least_proven") : t("least_unproven") }));
       parts.push(el("h4", { text: t("steps") }), el("ol", { class: "steps" }, move.steps.map((s) => el("li", { text: s }))));
       parts.push(el("h4", { text: t("new_table") }), el("ol", { class: "sets plain" },
         move.sets.map((s, i) => el("li", {}, el("span", { class: "set-no", text: t("set_n", { n: move.set_numbers[i] || i + 1 }) }), tiles(s)))));
