@@ -1707,6 +1707,19 @@ def _build_sets(prog: _Programme, plan: _Plan, old_sets: list[list[Tile]] | None
                                 r.tiles.append(tile)
                                 r.code = min(k + 1, 3)
                             nxt.append(r)
+            if nxt and c in old_runs:
+                # A run going on into an old run that no run follows yet (one starting here
+                # first) follows it from now on: it is the one to go on where runs part.
+                spans = old_runs[c]
+                here = {i for i, lo, hi in spans if lo <= n <= hi}
+                taken = {r.label for r in nxt}
+                free = sorted((i for i, lo, hi in spans if lo <= n <= hi and i not in taken),
+                              key=lambda i: next(lo for j, lo, _hi in spans if j == i) != n)
+                for r in nxt:
+                    if not free:
+                        break
+                    if r.label not in here:
+                        r.label = free.pop(0)
             if s:
                 spans = old_runs.get(c, ())
                 taken = {r.label for r in nxt}

@@ -20,6 +20,7 @@ SOLVER_REACHES_LEAST = [
     ("B8 B9 B10 J | K1 R1 B1", "B2 R2", 2, 1, "the run's spare joker makes B2 R2 J"),
     ("O5 O6 O7 | K6 K7 K8 K9", "O4 K7 J", 3, 1, "O7 leaves its run for K7 O7 J"),
     ("O9 O10 O11 | K5 K6 K7 K8 K9", "K7 O7", 1, 2, "a second K7 cuts the run in two: K8 K9 move"),
+    ("K6 K7 K8 K9 K10 K11 K12 | K5 B5 O5 R5", "K3 K4 K9 K10 K11", 5, 1, "K3-K12 then cut at K6: that run keeps K12"),
 ]
 """Positions where :func:`referee.solver.best_move` moves exactly the least."""
 
