@@ -1710,16 +1710,13 @@ def _build_sets(prog: _Programme, plan: _Plan, old_sets: list[list[Tile]] | None
             if nxt and c in old_runs:
                 # A run going on into an old run that no run follows yet (one starting here
                 # first) follows it from now on: it is the one to go on where runs part.
-                spans = old_runs[c]
-                here = {i for i, lo, hi in spans if lo <= n <= hi}
-                taken = {r.label for r in nxt}
-                free = sorted((i for i, lo, hi in spans if lo <= n <= hi and i not in taken),
-                              key=lambda i: next(lo for j, lo, _hi in spans if j == i) != n)
-                for r in nxt:
-                    if not free:
-                        break
-                    if r.label not in here:
-                        r.label = free.pop(0)
+                here = [(lo != n, i) for i, lo, hi in old_runs[c] if lo <= n <= hi]
+                strays = [r for r in nxt if all(r.label != i for _s, i in here)] if here else None
+                if strays:
+                    taken = {r.label for r in nxt}
+                    free = sorted(h for h in here if h[1] not in taken)  # old runs starting here first
+                    for r, (_s, i) in zip(strays, free):
+                        r.label = i
             if s:
                 spans = old_runs.get(c, ())
                 taken = {r.label for r in nxt}
