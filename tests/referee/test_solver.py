@@ -170,9 +170,9 @@ def test_split_reports_moved_tiles_and_steps() -> None:
     ("table", "rack", "count", "least", "why"), SOLVER_REACHES_LEAST, ids=[row[4] for row in SOLVER_REACHES_LEAST]
 )
 def test_least_disturbance_where_known(table: str, rack: str, count: int, least: int, why: str) -> None:
-    """The exact tie-break, pinned where it is known (each least found by the integer programme
-    of ``referee.tiebreak_check``): among the moves laying the most tiles, the solver's moves
-    the fewest table tiles to another set, and its steps say so."""
+    """The default tie-break (the estimate) pinned where it reaches the least (each least found
+    by the integer programme of ``referee.least``): among the moves laying the most tiles, the
+    solver's moves the fewest table tiles to another set, and its steps say so."""
     old = parse_table(table)
     move = best_move(old, parse_tiles(rack))
     assert move is not None and move.count == count
@@ -180,13 +180,14 @@ def test_least_disturbance_where_known(table: str, rack: str, count: int, least:
     _assert_steps_transform(old, move)
 
 
-@pytest.mark.xfail(strict=True, reason="the tie-break is bounded and on an estimate (SOLVER.md, Least disturbance)")
+@pytest.mark.xfail(strict=True, reason="the default tie-break is an estimate; tiebreak='exact' reaches these (test_tiebreak_check.py)")
 @pytest.mark.parametrize(
     ("table", "rack", "count", "least", "why"), SOLVER_MISSES_LEAST, ids=[row[4] for row in SOLVER_MISSES_LEAST]
 )
 def test_least_disturbance_known_misses(table: str, rack: str, count: int, least: int, why: str) -> None:
-    """Positions where the solver moves more than the least today: strict, so that a tie-break
-    reaching them shows up here (move the row to SOLVER_REACHES_LEAST then)."""
+    """Positions where the default tie-break moves more than the least today: strict, so that an
+    estimate reaching them shows up here (move the row to SOLVER_REACHES_LEAST then). The exact
+    tie-break reaches them: ``test_exact_tiebreak_reaches_every_known_least``."""
     move = best_move(parse_table(table), parse_tiles(rack))
     assert move is not None and move.count == count
     assert len(move.moved) == least, why
