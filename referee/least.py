@@ -49,7 +49,7 @@ class LeastArrangement:
     """One arrangement reaching both: runs low to high with their jokers in the gaps (then above
     the top, then below the bottom), groups in colour order with their jokers last."""
     seconds: float
-    """Time HiGHS took."""
+    """Time it took (building the programme and HiGHS)."""
 
 
 def candidate_sets(avail: Sequence[int]) -> list[tuple[int, ...]]:
@@ -127,8 +127,8 @@ def least_arrangement(
 ) -> LeastArrangement | None:
     """The arrangement of the table's sets ``table`` and some of ``rack`` (after the opening)
     laying the most rack tiles, or exactly ``count`` of them, that moves fewest table tiles to
-    another set. None when HiGHS does not prove it within ``time_limit`` seconds, or when no
-    arrangement lays ``count`` tiles. Nothing laid is an answer too (count 0).
+    another set. None when it is not proven within ``time_limit`` seconds (building the programme
+    included), or when no arrangement lays ``count`` tiles. Nothing laid is an answer too (count 0).
 
     One integer programme: x_s copies of each candidate set s (every table tile used, rack tiles
     at most as many as there are), y_si how much of new set s is matched to old set i (each old
@@ -141,6 +141,7 @@ def least_arrangement(
     Raises :class:`~referee.solver.SolverError` when SciPy is not installed, or for more copies
     of a tile than ``rules`` has.
     """
+    start = time.perf_counter()
     try:
         from scipy.optimize import Bounds, LinearConstraint, milp
         from scipy.sparse import coo_matrix
@@ -225,13 +226,18 @@ def least_arrangement(
     if not nx:
         return LeastArrangement(0, 0, (), 0.0) if not total and not count else None
     matrix = coo_matrix((vals, (rows, cols)), shape=(r, nx + ny)).tocsr()
-    start = time.perf_counter()
+    left = time_limit - (time.perf_counter() - start)  # the limit covers building the programme too
+    if left <= 0:
+        return None
+    # Without presolve HiGHS keeps to the time limit (with it, presolve alone took 3 s of a 1 s
+    # limit on a full table with two jokers, and 109 s on an XP one with four) and it was faster
+    # on the slowest benchmark position (large-J-011: 2.5 s against 6.3 s).
     result = milp(
         cost,
         constraints=LinearConstraint(matrix, lo_b, hi_b),
         integrality=[1] * nx + [0] * ny,
         bounds=Bounds([0.0] * (nx + ny), [float(u) for u in upper]),
-        options={"time_limit": time_limit, "mip_rel_gap": 0.0},
+        options={"time_limit": left, "mip_rel_gap": 0.0, "presolve": False},
     )
     seconds = time.perf_counter() - start
     if result.status != 0 or result.x is None:

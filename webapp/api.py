@@ -492,7 +492,7 @@ async def dice_read(photo: UploadFile = File(), rt: Runtime = Depends(get_runtim
 EXACT_TIEBREAK_SECONDS = 5.0
 """Most time the exact tie-break may take for one suggestion; past it the page shows the quick
 estimate's move and says it is not proven. Measured on the benchmark positions: every small, mid
-and mid_r24 one under 1.3 s, 46 of the 50 large ones (full tables) under 5 s, the slowest 9.9 s."""
+and mid_r24 one under 0.6 s, the slowest full table 3.4 s."""
 
 
 def suggestion(body: SuggestIn) -> dict[str, Any]:
