@@ -119,8 +119,8 @@ def take(out: Path, reader: str) -> list[Path]:
 
             # 6. Best move.
             page.click(".tabs button[data-tab=move]")
-            page.fill("#move-table", "R1 R2 R3 | K5 B5 O5 | B9 B10 B11")
-            page.fill("#move-rack", "R4 R5 O5 B12 K7 J")
+            page.fill("#move-table", "K1 K2 K3 K4 K5 K6 K7 | B9 B10 B11 | R1 R2 R3")
+            page.fill("#move-rack", "B4 O4 B12 K9")
             page.click("#move-go")
             page.wait_for_selector("#move-result > *")
             if page.locator("#move-result .error").count():
