@@ -121,10 +121,12 @@ class Move:
     """True when no move laying as many rack tiles moves fewer table tiles: proven by the exact
     tie-break (``tiebreak="exact"``), or nothing moves. False: :attr:`moved` comes from the
     default tie-break's estimate and may not be the least (see ``referee/SOLVER.md``)."""
+    tiebreak: str = "estimate"
+    """The tie-break asked for: "estimate" or "exact" (see :func:`best_move`)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict: count, points, placed (codes), sets (lists of codes), steps, moved,
-        set_numbers, objective, opening, proven, least_moved."""
+        set_numbers, objective, opening, proven, least_moved, tiebreak."""
         return {
             "count": self.count,
             "points": self.points,
@@ -137,6 +139,7 @@ class Move:
             "opening": self.opening,
             "proven": self.proven,
             "least_moved": self.least_moved,
+            "tiebreak": self.tiebreak,
         }
 
     def describe(self) -> str:
@@ -148,6 +151,11 @@ class Move:
                 self.count,
             ).format(count=self.count, points=self.points, tiles=format_tiles(self.placed))
         ]
+        if self.tiebreak == "exact" and self.moved:
+            lines.append(
+                _("No move laying as many tiles moves fewer table tiles.") if self.least_moved
+                else _("Not proven in time to move the fewest table tiles: this is the quick estimate.")
+            )
         lines.extend(f"- {step}" for step in self.steps)
         lines.append(_("New table:"))
         for number, tiles in zip(self.set_numbers, self.sets):
@@ -2599,6 +2607,7 @@ def best_move(
         objective=objective,
         proven=proven,
         least_moved=least,
+        tiebreak=tiebreak,
     )
 
 

@@ -229,7 +229,9 @@ def test_exact_tiebreak_flags_and_errors() -> None:
     assert best_move("R1 R2 R3", "R4", tiebreak="exact").least_moved  # type: ignore[union-attr]
     # Something moves: only the exact tie-break says it is the least.
     assert not best_move("K1 K2 K3 K4 K5 K6 K7", "B4 O4").least_moved  # type: ignore[union-attr]
-    assert best_move("K1 K2 K3 K4 K5 K6 K7", "B4 O4", tiebreak="exact").least_moved  # type: ignore[union-attr]
+    proven = best_move("K1 K2 K3 K4 K5 K6 K7", "B4 O4", tiebreak="exact")
+    assert proven is not None and proven.least_moved and proven.to_dict()["tiebreak"] == "exact"
+    assert "No move laying as many tiles moves fewer table tiles." in proven.describe()
     with pytest.raises(SolverError, match="tie-break"):
         best_move("R1 R2 R3", "R4", tiebreak="best")
     with pytest.raises(SolverError, match="tiles"):
@@ -287,6 +289,7 @@ def test_exact_tiebreak_out_of_time_returns_the_estimate_unproven() -> None:
     hurried = best_move(table, rack, tiebreak="exact", time_limit=1e-6)
     assert hurried is not None and estimate is not None
     assert not hurried.least_moved and hurried.sets == estimate.sets
+    assert "Not proven in time" in hurried.describe() and "Not proven" not in estimate.describe()
 
 
 @needs_positions
