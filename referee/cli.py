@@ -15,6 +15,7 @@ Examples::
     python -m referee penalty --laid "R5 R6" --left-over K3
     python -m referee rules --rules xp
     python -m referee dice R1 R2 R3 K5 B5 O5 J B7 B8
+    python -m referee arrange "R3 R1 K5 R2 O5 B5"      # can these tiles all be laid as valid sets?
     python -m referee best-move --table "R1 R2 R3" --rack "R4 K9 K10 K11"
     python -m referee best-move --table "B5 R5 O5 | O3 O4 J" --rack "O3 O4 O6 R3" --tiebreak exact
     python -m referee --lang ja set R1 R2 K3           # readable output and messages in Japanese
@@ -47,7 +48,7 @@ from referee.penalties import penalty_for_timeout
 from referee.ruleset import PRESETS, RuleSet, RuleSetError
 from referee.scoring import score_game
 from referee.sets import check_set
-from referee.table import check_table, describe_set, describe_table
+from referee.table import check_table, describe_rearrangement, describe_set, describe_table, rearrangement
 from referee.tiles import format_tiles, parse_table, parse_tiles
 from referee.turn import check_turn
 from referee.verdict import Verdict
@@ -116,6 +117,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("table", "check a whole table")
     p.add_argument("table", metavar="TABLE", help='sets separated by |, e.g. "R1 R2 R3 | K5 B5 O5"')
     p.add_argument("--loose", default="", metavar="TILES", help="tiles lying outside any set")
+
+    p = add("arrange", "can these tiles, all of them, be laid as valid sets? (a table whose sets are unclear)")
+    p.add_argument("tiles", metavar="TILES", help='the tiles, e.g. "R1 R2 R3 K5 B5 O5" (| is allowed and ignored)')
 
     p = add("opening", "check an initial meld (at least 30 points from the rack)")
     p.add_argument("sets", metavar="SETS", help='the sets laid, e.g. "K10 B10 O10 | R1 R2 R3"')
@@ -262,11 +266,32 @@ def _cmd_set(args: argparse.Namespace, rules: RuleSet) -> Any:
 
 def _cmd_table(args: argparse.Namespace, rules: RuleSet) -> Any:
     verdict = check_table(parse_table(args.table), parse_tiles(args.loose), rules)
+    rearranged = rearrangement(verdict, rules)
     if args.json:
-        return verdict.to_dict()
+        out = verdict.to_dict()
+        out["rearranged"] = None if rearranged is None else [[t.code for t in s] for s in rearranged]
+        return out
     lines = [describe_table(verdict)] if verdict.sets or verdict.loose else []
     lines.append(_summary(verdict, _("The table is valid: {points} points on the table.").format(points=verdict.points)))
     lines.extend(_violation_lines(verdict))
+    if rearranged is not None:
+        lines.append(describe_rearrangement(rearranged) or "")
+    return "\n".join(lines)
+
+
+def _cmd_arrange(args: argparse.Namespace, rules: RuleSet) -> Any:
+    tiles = parse_tiles(args.tiles.replace("|", " "))
+    if not tiles:
+        raise BadInput(_("give the tiles to arrange, e.g. \"R1 R2 R3 K5 B5 O5\""))
+    from referee.solver import arrange  # lazy: the solver is the heaviest part of the referee
+
+    sets = arrange(tiles, rules)
+    if args.json:
+        return {"arrangeable": sets is not None, "sets": [[t.code for t in s] for s in sets or []]}
+    if sets is None:
+        return _("These tiles cannot all be laid as valid sets.")
+    lines = [_("These tiles can be laid as valid sets:")]
+    lines.extend(_("set {number}: {tiles}").format(number=i + 1, tiles=format_tiles(s)) for i, s in enumerate(sets))
     return "\n".join(lines)
 
 
@@ -392,6 +417,7 @@ _FEATURE_MODULES = ("referee.dice", "referee.solver")
 _COMMANDS = {
     "set": _cmd_set,
     "table": _cmd_table,
+    "arrange": _cmd_arrange,
     "opening": _cmd_opening,
     "turn": _cmd_turn,
     "score": _cmd_score,

@@ -18,7 +18,10 @@ from referee.sets import SetVerdict, check_sets
 from referee.tiles import JOKER, Tile, format_tiles
 from referee.verdict import Verdict, Violation, as_sets, as_tiles
 
-__all__ = ["TableVerdict", "check_table", "count_violations", "describe_table", "describe_set", "set_key", "unmatched_sets", "TABLE_CODES"]
+__all__ = [
+    "TableVerdict", "check_table", "count_violations", "describe_table", "describe_set", "rearrangement",
+    "describe_rearrangement", "set_key", "unmatched_sets", "TABLE_CODES",
+]
 
 _CLASSIC = RuleSet.classic()
 
@@ -159,3 +162,30 @@ def unmatched_sets(
         else:
             out.append(i)
     return out
+
+
+def rearrangement(verdict: TableVerdict, rules: RuleSet = _CLASSIC) -> list[list[Tile]] | None:
+    """For a table not valid as it lies (a set broken, or loose tiles): can the same tiles, all of
+    them, be laid as valid sets? One such arrangement (the solver's :func:`~referee.solver.arrange`),
+    or ``[]`` when there is none. That tells a photo whose set boundaries came out wrong, or a
+    table a player can still put right, from tiles missing, extra or misread. None when the
+    question does not arise: the table is valid, or it holds more copies of a tile than the game
+    has (reported already)."""
+    if verdict.ok or any(v.code in ("too_many_copies", "too_many_jokers") for v in verdict.violations):
+        return None
+    from referee.solver import arrange  # the solver is imported only when it is needed
+
+    tiles = [t for s in verdict.sets for t in s.tiles] + list(verdict.loose)
+    return arrange(tiles, rules) or []
+
+
+def describe_rearrangement(sets: list[list[Tile]] | None, listed: bool = True) -> str | None:
+    """:func:`rearrangement` in one sentence, or None when it does not arise; ``listed=False``
+    leaves the sets out (a page that shows them as pictures)."""
+    if sets is None:
+        return None
+    if not sets:
+        return _("Even rearranged, these tiles do not all make valid sets: a tile is missing, extra or misread.")
+    if not listed:
+        return _("Rearranged, the same tiles make valid sets.")
+    return _("Rearranged, the same tiles make valid sets: {sets}.").format(sets=" | ".join(format_tiles(s) for s in sets))

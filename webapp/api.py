@@ -21,7 +21,7 @@ from referee.penalties import penalty_for_timeout
 from referee.ruleset import PRESETS, RuleSet
 from referee.scoring import GameScore, score_game
 from referee.sets import SetKind, SetVerdict
-from referee.table import TableVerdict, check_table
+from referee.table import TableVerdict, check_table, describe_rearrangement, rearrangement
 from referee.tiles import Tile, TileError, format_tiles, parse_table, parse_tile, parse_tiles
 from referee.turn import check_turn
 from vision.image import FileTooLargeError, decode_image
@@ -134,12 +134,16 @@ def set_summary(verdict: SetVerdict) -> str:
     return _("valid group, {points} points").format(points=verdict.points)
 
 
-def table_out(verdict: TableVerdict) -> dict[str, Any]:
-    """``TableVerdict.to_dict()`` with each set's verdict in words and a summary."""
+def table_out(verdict: TableVerdict, rules: RuleSet) -> dict[str, Any]:
+    """``TableVerdict.to_dict()`` with each set's verdict in words, a summary, and for a table not
+    valid as it lies, whether its tiles can be laid as valid sets (``rearranged``, see
+    :func:`referee.table.rearrangement`)."""
     out = verdict.to_dict()
     for s, d in zip(verdict.sets, out["sets"]):
         d["summary"] = set_summary(s)
-    out["summary"] = table_summary(verdict)
+    rearranged = rearrangement(verdict, rules)
+    out["rearranged"] = None if rearranged is None else [[t.code for t in s] for s in rearranged]
+    out["summary"] = join_sentences([table_summary(verdict), describe_rearrangement(rearranged, listed=False) or ""])
     return out
 
 
@@ -165,7 +169,7 @@ def reading_out(reading: dict[str, Any], rules: RuleSet, mode: str) -> dict[str,
     verdict = check_table(sets, loose, rules)
     out = dict(reading)
     out["mode"] = mode
-    out["verdict"] = table_out(verdict)
+    out["verdict"] = table_out(verdict, rules)
     out["table"] = [format_tiles(s) for s in sets]
     out["rack_tiles"] = format_tiles(rack)
     out["doubts"] = [d if isinstance(d, dict) else {"message": str(d)} for d in reading.get("doubts", [])]
@@ -322,7 +326,8 @@ async def correct_reading(body: CorrectionIn, rt: Runtime = Depends(get_runtime)
 @router.post("/table/check", response_model=TableVerdictOut, responses=ERRORS, summary="Check a typed table")
 async def table_check(body: TableCheckIn) -> dict[str, Any]:
     """Every set's verdict and value, loose tiles, and tile counts beyond the rule set."""
-    return table_out(check_table(sets_from(body.table), parse_tiles(body.loose), rules_from(body.rules)))
+    rules = rules_from(body.rules)
+    return table_out(check_table(sets_from(body.table), parse_tiles(body.loose), rules), rules)
 
 
 @router.post("/opening/check", response_model=OpeningOut, responses=ERRORS, summary="Check an initial meld")
@@ -344,18 +349,19 @@ async def opening_check(body: OpeningIn) -> dict[str, Any]:
 
 def turn_result(body: TurnIn) -> dict[str, Any]:
     """Check a turn and say the verdict in words."""
+    rules = rules_from(body.rules)
     verdict = check_turn(
         sets_from(body.before),
         sets_from(body.after),
         parse_tiles(body.rack_before) if body.rack_before is not None and body.rack_before.strip() else None,
         body.opened,
-        rules_from(body.rules),
+        rules,
         loose_after=parse_tiles(body.loose_after),
         drew=body.drew,
     )
     out = verdict.to_dict()
     if out.get("table") is not None and verdict.table is not None:
-        out["table"] = table_out(verdict.table)
+        out["table"] = table_out(verdict.table, rules)
     laid = format_tiles(verdict.laid)
     if verdict.ok:
         if verdict.drew or not verdict.laid:

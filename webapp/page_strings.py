@@ -138,6 +138,7 @@ PAGE_STRINGS: dict[str, str] = {
     "live_failed": N_("The camera could not be opened: {error}"),
     # TRANSLATORS: a label before a row of tiles; keep the colon (a full-width one in Chinese and Japanese).
     "loose": N_("Loose tiles:"),
+    "rearranged": N_("The same tiles as valid sets:"),
     # TRANSLATORS: a label before a row of tiles.
     "rack_read": N_("Rack:"),
     "rack_points": N_("{points} points on the rack"),

@@ -103,6 +103,9 @@ class TableVerdictOut(Out):
     sets: list[SetOut]
     loose: list[str] = []
     points: int = 0
+    rearranged: list[list[str]] | None = Field(
+        None, description="For a table not valid as it lies: the same tiles laid as valid sets, [] if they cannot "
+        "be (a tile missing, extra or misread); null when the table is valid or has more copies than the game.")
     summary: str = Field("", description="The verdict in one sentence.")
 
 

@@ -173,6 +173,20 @@ def test_dice_photo_with_a_dice_reader(tmp_path, codes: list[str], ok: bool, sco
         assert bad.status_code == 415, bad.text
 
 
+def test_table_check_says_whether_the_tiles_can_be_rearranged(client: TestClient) -> None:
+    r = client.post("/api/table/check", json={"table": "R1 R2 | R3 K5 B5 O5"})
+    assert r.status_code == 200
+    data = r.json()
+    assert data["ok"] is False and data["rearranged"] == [["R1", "R2", "R3"], ["K5", "B5", "O5"]]
+    assert data["summary"].endswith("Rearranged, the same tiles make valid sets.")
+    none = client.post("/api/table/check", json={"table": "R1 R2 | K9"}).json()
+    assert none["rearranged"] == [] and "missing, extra or misread" in none["summary"]
+    assert client.post("/api/table/check", json={"table": "R1 R2 R3"}).json()["rearranged"] is None
+    # The table after a turn gets the same answer.
+    turn = client.post("/api/turn/check", json={"before": "R1 R2 R3", "after": "R1 R2 | R3 R4", "rack_before": "R4"}).json()
+    assert turn["table"]["rearranged"] == [["R1", "R2", "R3", "R4"]]
+
+
 def test_suggest(client: TestClient) -> None:
     pytest.importorskip("referee.solver", reason="referee.solver is not written yet")
     from referee import solver

@@ -167,6 +167,12 @@ def test_typed_flows_in_the_browser(browser, label_server: str) -> None:  # noqa
     page.wait_for_selector("#move-result .steps")
     result = page.locator("#move-result").text_content()
     assert "B4 O4" in result and "No move laying as many tiles moves fewer table tiles." in result
+    # A table whose sets are not valid as typed: the same tiles laid as valid sets, as pictures.
+    page.click(".tabs button[data-tab=table]")
+    page.fill("#table-text", "R1 R2 | R3 K5 B5 O5")
+    page.click("#table-check")
+    page.wait_for_selector("#table-result .rearranged")
+    assert page.locator("#table-result .rearranged + ol.sets .tile").count() == 6
     assert page.errors == []
 
 

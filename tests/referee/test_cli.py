@@ -183,6 +183,22 @@ def test_dice(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 2 and err.count("\n") == 1
 
 
+def test_arrange_and_the_table_rearranged(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _err = run(capsys, "arrange", "R3 R1 K5 R2 O5 B5")
+    assert code == 0 and "set 1: R1 R2 R3" in out and "set 2: K5 B5 O5" in out
+    assert run_json(capsys, "arrange", "R1 R2 K9") == {"arrangeable": False, "sets": []}
+    assert run_json(capsys, "arrange", "R1 R2 R3 | R4")["sets"] == [["R1", "R2", "R3", "R4"]]
+    code, _out, err = run(capsys, "arrange", "")
+    assert code == 2 and "give the tiles" in err
+    # table: a table not valid as it lies says whether its tiles can be laid as valid sets
+    data = run_json(capsys, "table", "R1 R2 | R3 K5 B5 O5")
+    assert data["ok"] is False and data["rearranged"] == [["R1", "R2", "R3"], ["K5", "B5", "O5"]]
+    assert run_json(capsys, "table", "R1 R2 R3")["rearranged"] is None
+    assert run_json(capsys, "table", "R1 R2 | K9")["rearranged"] == []
+    code, out, _err = run(capsys, "table", "R1 R2 | R3 K5 B5 O5")
+    assert code == 0 and out.strip().endswith("Rearranged, the same tiles make valid sets: R1 R2 R3 | K5 B5 O5.")
+
+
 def test_best_move(capsys: pytest.CaptureFixture[str]) -> None:
     solver = pytest.importorskip("referee.solver", reason="referee/solver.py (best move) is not there")
     if not hasattr(solver, "best_move"):

@@ -8,7 +8,8 @@ import random
 import pytest
 
 from referee.ruleset import RuleSet
-from referee.table import TABLE_CODES, check_table, describe_table, set_key, unmatched_sets
+from referee.sets import check_set
+from referee.table import TABLE_CODES, check_table, describe_rearrangement, describe_table, rearrangement, set_key, unmatched_sets
 from referee.tiles import JOKER, format_table, parse_table, parse_tiles
 from tests.referee.tables import random_valid_table
 
@@ -94,3 +95,34 @@ def test_tables_of_valid_sets_always_check_valid(rules: RuleSet) -> None:
         assert verdict.ok, (format_table(table), verdict.codes)
         # round-trip through notation gives the same answer
         assert check_table(format_table(table), rules=rules).ok
+
+
+# ------------------------------------------------------------------------------------------
+# Can the same tiles be laid as valid sets? (a photo whose set boundaries came out wrong)
+
+
+@pytest.mark.parametrize(
+    ("table", "loose", "expected"),
+    [
+        ("R1 R2 R3 | K5 B5 O5", "", None),  # valid as it lies: the question does not arise
+        ("R1 R2 | R3 K5 B5 O5", "", "R1 R2 R3 | K5 B5 O5"),  # boundaries in the wrong place
+        ("R1 R2 R3", "R4", "R1 R2 R3 R4"),  # a loose tile that fits
+        ("R1 R2 | K9", "", ""),  # no arrangement at all: [] (a tile missing, extra or misread)
+        ("R1 R2 R3 | R1 R2 R3 | R1", "", None),  # three R1: reported as too many copies already
+        ("R11 J | R13 K13 B13", "R12", "R11 R12 R13 | K13 B13 J"),  # the joker moves to the group
+    ],
+)
+def test_rearrangement(table: str, loose: str, expected: str | None) -> None:
+    verdict = check_table(table, loose)
+    got = rearrangement(verdict)
+    if expected is None:
+        assert got is None and describe_rearrangement(got) is None
+        return
+    assert got is not None
+    tiles = [t for s in verdict.sets for t in s.tiles] + list(verdict.loose)
+    if not expected:
+        assert got == [] and "missing, extra or misread" in (describe_rearrangement(got) or "")
+        return
+    assert sorted(t for s in got for t in s) == sorted(tiles)
+    assert all(check_set(s).valid for s in got)
+    assert "Rearranged" in (describe_rearrangement(got) or "")

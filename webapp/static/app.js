@@ -142,6 +142,11 @@ function tableVerdict(verdict) {
   if (verdict.loose && verdict.loose.length) box.append(el("p", { class: "loose" }, el("strong", { text: t("loose") }), " ", tiles(verdict.loose)));
   const others = verdict.violations.filter((v) => !(v.sets || []).length && v.code !== "loose_tile");
   if (others.length) box.append(el("ul", { class: "problems" }, others.map((v) => el("li", { text: v.message }))));
+  // The same tiles laid as valid sets (the summary says so in words): what the table could be.
+  if (verdict.rearranged && verdict.rearranged.length) {
+    box.append(el("p", { class: "rearranged" }, el("strong", { text: t("rearranged") })),
+      el("ol", { class: "sets plain" }, verdict.rearranged.map((s) => el("li", {}, tiles(s, "small")))));
+  }
   return box;
 }
 
