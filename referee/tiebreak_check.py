@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.bench import DEFAULT_POSITIONS, load_positions
-from referee.least import candidate_sets, least_arrangement, shared, tally
+from referee.least import LeastArrangement, candidate_sets, least_arrangement, shared, tally
 from referee.ruleset import RuleSet
 from referee.tiles import Tile, parse_tiles
 
@@ -44,22 +44,13 @@ __all__ = ["LeastMoved", "candidate_sets", "least_moved", "moved_with_best_match
 
 
 @dataclass(frozen=True)
-class LeastMoved:
-    """The exact answer for one position."""
+class LeastMoved(LeastArrangement):
+    """The exact answer for one position (:class:`~referee.least.LeastArrangement`: ``count``
+    is the most rack tiles that can be laid, which the solver's ``Move.count`` must equal)."""
 
-    count: int
-    """Most rack tiles that can be laid (the solver's ``Move.count`` must equal it)."""
-    moved: int
-    """Fewest table tiles moved to another set among the arrangements laying ``count`` tiles
-    (best matching of new sets to old ones)."""
-    sets: tuple[tuple[Tile, ...], ...]
-    """One arrangement reaching both: runs low to high with their jokers in the gaps (then above
-    the top, then below the bottom), groups in colour order with their jokers last."""
-    solver_moved: int
+    solver_moved: int = 0
     """Tiles moved by ``sets`` as the solver's step description counts them (equal to
     ``moved``: a check that both count alike)."""
-    seconds: float
-    """Time HiGHS took."""
 
 
 def moved_with_best_matching(old_sets: Sequence[Sequence[Tile]], new_sets: Sequence[Sequence[Tile]]) -> int:
@@ -94,7 +85,7 @@ def least_moved(
         return None
     table_tiles = [t for s in table for t in s]
     counted = len(_describe_change([list(s) for s in table], table_tiles, [list(s) for s in found.sets]).moved)
-    return LeastMoved(found.count, found.moved, found.sets, counted, found.seconds)
+    return LeastMoved(found.count, found.moved, found.sets, found.seconds, solver_moved=counted)
 
 
 def compare(position: dict[str, Any], time_limit: float = 20.0) -> dict[str, Any]:
