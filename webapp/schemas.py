@@ -322,9 +322,10 @@ class SuggestIn(In):
     objective: Literal["tiles", "points"] = Field(
         "tiles", description="Lay as many tiles as possible, or as many points as possible."
     )
-    tiebreak: Literal["estimate", "exact"] = Field(
-        "estimate", description="Among moves laying as many tiles, find the one moving fewest table tiles on an "
-        "estimate (fast) or exactly (tiles objective; an integer programme, up to 5 s)."
+    tiebreak: Literal["estimate", "exact"] | None = Field(
+        None, description="Among moves laying as many tiles, find the one moving fewest table tiles exactly (an "
+        "integer programme, up to 5 s; the default with the tiles objective) or on the fast search's estimate "
+        "(the default with the points objective, the only one it has)."
     )
     rules: RulesIn = RulesIn()
 

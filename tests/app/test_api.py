@@ -201,8 +201,12 @@ def test_suggest(client: TestClient) -> None:
     none = client.post("/api/suggest", json={"table": "R1 R2 R3", "rack": "K9", "opened": False}).json()
     assert none["found"] is False and none["summary"]
     # The exact tie-break: the fewest table tiles moved, and the flag saying it is proven.
-    exact = client.post("/api/suggest", json={"table": "K1 K2 K3 K4 K5 K6 K7", "rack": "B4 O4", "tiebreak": "exact"})
+    exact = client.post("/api/suggest", json={"table": "K1 K2 K3 K4 K5 K6 K7", "rack": "B4 O4"})  # the default
     assert exact.status_code == 200 and exact.json()["least_moved"] is True and len(exact.json()["moved"]) == 4
+    quick = client.post("/api/suggest", json={"table": "K1 K2 K3 K4 K5 K6 K7", "rack": "B4 O4", "tiebreak": "estimate"})
+    assert quick.status_code == 200 and quick.json()["least_moved"] is False
+    points = client.post("/api/suggest", json={"table": "K1 K2 K3 K4 K5 K6 K7", "rack": "B4 O4", "objective": "points"})
+    assert points.status_code == 200 and points.json()["found"]
     bad = client.post("/api/suggest", json={"table": "R1 R2 R3", "rack": "R4", "objective": "points", "tiebreak": "exact"})
     assert bad.status_code == 422 and "tiles" in bad.json()["detail"]
     # A table nothing can make valid: a clear 422 naming the set, not "no move".
