@@ -64,10 +64,10 @@ from referee.tiles import ALL_NUMBERED, JOKER, Colour, Tile, format_tiles, parse
 __all__ = ["Move", "SolverError", "best_move", "arrange", "OBJECTIVES"]
 
 OBJECTIVES = ("tiles", "points")
+"""What :func:`best_move` maximises: rack tiles laid, or the points of the rack tiles laid."""
 TIEBREAKS = ("estimate", "exact")
 """How :func:`best_move` chooses among moves laying as many tiles: "estimate" (the default, part
 of the fast search) or "exact" (an integer programme afterwards, see :mod:`referee.least`)."""
-"""What :func:`best_move` maximises: rack tiles laid, or the points of the rack tiles laid."""
 
 _COLOURS = (Colour.BLACK, Colour.BLUE, Colour.ORANGE, Colour.RED)
 _TILE = [[Tile(col, n) if n else JOKER for n in range(14)] for col in _COLOURS]  # _TILE[c][n]
@@ -2573,7 +2573,7 @@ def best_move(
     rack_count = _counts(_indices(rack_tiles))
     _check_counts([a + b for a, b in zip(table_count, rack_count)], rules)
     if not opened:
-        return _opening(old_sets, table_tiles, rack_count, rules, objective) if rack_tiles else None
+        return _opening(old_sets, table_tiles, rack_count, rules, objective, tiebreak) if rack_tiles else None
     if not rack_tiles:
         _check_table_stands(old_sets, table_tiles, rules)
         return None
@@ -2648,7 +2648,8 @@ def _check_table_stands(old_sets: list[list[Tile]] | None, table_tiles: list[Til
 
 
 def _opening(
-    old_sets: list[list[Tile]] | None, table_tiles: list[Tile], rack: list[int], rules: RuleSet, objective: str
+    old_sets: list[list[Tile]] | None, table_tiles: list[Tile], rack: list[int], rules: RuleSet, objective: str,
+    tiebreak: str,
 ) -> Move | None:
     """Initial meld (RULES.md section 4): sets from the rack alone, worth the minimum together."""
     if not rules.jokers_in_opening:
@@ -2682,6 +2683,8 @@ def _opening(
         set_numbers=tuple(numbers),
         objective=objective,
         opening=True,
+        least_moved=True,  # the table is untouched
+        tiebreak=tiebreak,
     )
 
 

@@ -232,6 +232,9 @@ def test_exact_tiebreak_flags_and_errors() -> None:
     proven = best_move("K1 K2 K3 K4 K5 K6 K7", "B4 O4", tiebreak="exact")
     assert proven is not None and proven.least_moved and proven.to_dict()["tiebreak"] == "exact"
     assert "No move laying as many tiles moves fewer table tiles." in proven.describe()
+    # Before the opening the table is untouched: nothing moves, the least.
+    opening = best_move("K1 K2 K3 K4 K5 K6 K7", "R10 R11 R12", opened=False, tiebreak="exact")
+    assert opening is not None and opening.least_moved and opening.tiebreak == "exact"
     with pytest.raises(SolverError, match="tie-break"):
         best_move("R1 R2 R3", "R4", tiebreak="best")
     with pytest.raises(SolverError, match="tiles"):
