@@ -171,7 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
         "default with --objective tiles: an integer programme with SciPy, up to --time-limit seconds) or "
         "estimate (the fast search's own, milliseconds)",
     )
-    p.add_argument("--time-limit", type=float, default=10.0, help="seconds the exact tie-break may take (default 10)")
+    p.add_argument("--time-limit", type=float, default=10.0, metavar="SECONDS", help="how long the exact tie-break may take (default 10)")
     return parser
 
 
