@@ -124,19 +124,25 @@ def least_arrangement(
     rules: RuleSet = RuleSet.classic(),
     count: int | None = None,
     time_limit: float = 20.0,
+    points: int | None = None,
 ) -> LeastArrangement | None:
     """The arrangement of the table's sets ``table`` and some of ``rack`` (after the opening)
-    laying the most rack tiles, or exactly ``count`` of them, that moves fewest table tiles to
-    another set. None when it is not proven within ``time_limit`` seconds (building the programme
+    laying the most rack tiles, or exactly ``count`` of them, or rack tiles worth exactly
+    ``points`` (a joker worth the tile it stands for, RULES.md section 1), that moves fewest
+    table tiles to another set. None when it is not proven within ``time_limit`` seconds (building the programme
     included), or when no arrangement lays ``count`` tiles. Nothing laid is an answer too (count 0).
 
     One integer programme: x_s copies of each candidate set s (every table tile used, rack tiles
     at most as many as there are), y_si how much of new set s is matched to old set i (each old
     set to at most one new set, a new set's copies to as many old sets). Maximise
     (T + 1) * tiles laid + tiles kept, T = table tiles: the most tiles first, then the most kept
-    (with ``count`` given: tiles laid fixed to it, tiles kept maximised). y may be fractional:
+    (with ``count`` or ``points`` given: that fixed, tiles kept maximised). y may be fractional:
     for integer x the matching constraints are those of a bipartite b-matching, whose polytope
-    has integer corners, so the optimum is the same as with integer y.
+    has integer corners, so the optimum is the same as with integer y. For ``points``, integer
+    z_sq says how many copies of set s have a rack joker at joker place q (its value read as the
+    referee reads the set): the rack tiles' points are the numbered tiles' values laid plus those
+    places, so when ``points`` is the most a move can score, z meets it only where the rack's
+    jokers take the places worth most, as the points are counted.
 
     Raises :class:`~referee.solver.SolverError` when SciPy is not installed, or for more copies
     of a tile than ``rules`` has.
@@ -169,9 +175,26 @@ def least_arrangement(
     nx = len(sets)
     pairs = [(j, i, w) for j, st in enumerate(tallies) for i, ot in enumerate(old_tallies) if (w := shared(st, ot))]
     ny = len(pairs)
-    big = 0 if count is not None else total + 1
+    big = 0 if count is not None or points is not None else total + 1
     cost = [float(-big * len(s)) for s in sets] + [float(-w) for _j, _i, w in pairs]
     upper = [min(avail[x] // k for x, k in t.items()) for t in tallies] + [1] * ny
+    places: list[tuple[int, int]] = []  # (set, value of one of its joker places): the z columns
+    joker_pairs: list[int] = []  # pairs sharing jokers: the k columns (points only, see below)
+    if points is not None:
+        from referee.solver import _joker_values
+
+        places = [(j, v) for j, st in enumerate(sets) if _JOKER in st for v in _joker_values(_readable(st))]
+        # A rack joker is not a table joker kept in its set: the pairs' joker part moves to k
+        # columns, which share each set's jokers with the rack jokers sitting there (z).
+        joker_pairs = [k for k, (j, i, _w) in enumerate(pairs) if _JOKER in tallies[j] and _JOKER in old_tallies[i]]
+        for k in joker_pairs:
+            j, i, _w = pairs[k]
+            cost[nx + k] += float(min(tallies[j][_JOKER], old_tallies[i][_JOKER]))
+        cost += [0.0] * len(places) + [-1.0] * len(joker_pairs)
+        upper += [upper[j] for j, _v in places]
+        upper += [min(tallies[pairs[k][0]][_JOKER], old_tallies[pairs[k][1]][_JOKER]) for k in joker_pairs]
+    nz = len(places)
+    nk = len(joker_pairs)
     rows: list[int] = []
     cols: list[int] = []
     vals: list[int] = []
@@ -199,6 +222,73 @@ def least_arrangement(
         lo_b.append(total + count)
         hi_b.append(total + count)
         r += 1
+    if points is not None:
+        # Points of the rack tiles laid: numbered ones at face value, rack jokers at their places.
+        zc = nx + ny
+        for j, st in enumerate(sets):
+            rows.append(r)
+            cols.append(j)
+            vals.append(sum(x % 13 + 1 for x in st if x != _JOKER))
+        for q, (_j, v) in enumerate(places):
+            rows.append(r)
+            cols.append(zc + q)
+            vals.append(v)
+        table_points = sum(x % 13 + 1 for s_ in old for x in s_ if x != _JOKER)
+        lo_b.append(table_points + points)
+        hi_b.append(table_points + points)
+        r += 1
+        # The rack's jokers laid are the jokers on the table after the move less the table's.
+        for j, st in enumerate(sets):
+            if _JOKER in st:
+                rows.append(r)
+                cols.append(j)
+                vals.append(-st.count(_JOKER))
+        for q in range(nz):
+            rows.append(r)
+            cols.append(zc + q)
+            vals.append(1)
+        lo_b.append(-table_count[_JOKER])
+        hi_b.append(-table_count[_JOKER])
+        r += 1
+        # A place holds a rack joker only on copies of its set that are laid.
+        for q, (j, _v) in enumerate(places):
+            rows.append(r)
+            cols.append(zc + q)
+            vals.append(1)
+            rows.append(r)
+            cols.append(j)
+            vals.append(-1)
+            lo_b.append(-math.inf)
+            hi_b.append(0)
+            r += 1
+        # Table jokers kept: only through a matched pair, at most the jokers both sets hold, and
+        # with the rack's jokers in the set, no more than the set's jokers.
+        kc = zc + nz
+        for n_, k in enumerate(joker_pairs):
+            j, i, _w = pairs[k]
+            rows += [r, r]
+            cols += [kc + n_, nx + k]
+            vals += [1, -min(tallies[j][_JOKER], old_tallies[i][_JOKER])]
+            lo_b.append(-math.inf)
+            hi_b.append(0)
+            r += 1
+        by_set_k: dict[int, list[int]] = {}
+        for n_, k in enumerate(joker_pairs):
+            by_set_k.setdefault(pairs[k][0], []).append(kc + n_)
+        by_set_z: dict[int, list[int]] = {}
+        for q, (j, _v) in enumerate(places):
+            by_set_z.setdefault(j, []).append(zc + q)
+        for j, kcols in by_set_k.items():
+            for col in kcols + by_set_z.get(j, []):
+                rows.append(r)
+                cols.append(col)
+                vals.append(1)
+            rows.append(r)
+            cols.append(j)
+            vals.append(-tallies[j][_JOKER])
+            lo_b.append(-math.inf)
+            hi_b.append(0)
+            r += 1
     # Matching: each old set to at most one new set; each new set's copies to as many old sets.
     for i in range(len(old)):
         for k, (_j, i2, _w) in enumerate(pairs):
@@ -225,7 +315,7 @@ def least_arrangement(
         r += 1
     if not nx:
         return LeastArrangement(0, 0, (), 0.0) if not total and not count else None
-    matrix = coo_matrix((vals, (rows, cols)), shape=(r, nx + ny)).tocsr()
+    matrix = coo_matrix((vals, (rows, cols)), shape=(r, nx + ny + nz + nk)).tocsr()
     left = time_limit - (time.perf_counter() - start)  # the limit covers building the programme too
     if left <= 0:
         return None
@@ -235,8 +325,8 @@ def least_arrangement(
     result = milp(
         cost,
         constraints=LinearConstraint(matrix, lo_b, hi_b),
-        integrality=[1] * nx + [0] * ny,
-        bounds=Bounds([0.0] * (nx + ny), [float(u) for u in upper]),
+        integrality=[1] * nx + [0] * ny + [1] * (nz + nk),
+        bounds=Bounds([0.0] * (nx + ny + nz + nk), [float(u) for u in upper]),
         options={"time_limit": left, "mip_rel_gap": 0.0, "presolve": False},
     )
     seconds = time.perf_counter() - start

@@ -2219,13 +2219,22 @@ def _describe_change(
     moved: list[int] = []
     new_idx = [_indices(s) for s in new_sets]
     forced: set[tuple[int, int]] = set()  # (set, position) of jokers that come from the rack
+    match: dict[int, int] | None = None
     if rack_jokers_high:
+        # Places worth as much go to the rack's jokers first in sets whose old set held no joker,
+        # so that a table joker stays where it was when the points are the same either way.
+        home: set[int] = set()
+        if old_sets is not None:
+            old_tallies = [_tally(_indices(s)) for s in old_sets]
+            match = _match(old_tallies, [_tally(s) for s in new_idx])
+            home = {j for j, i in match.items() if 52 in old_tallies[i]}
         slots = sorted(
-            ((v, j, pos) for j, s in enumerate(new_sets) for v, pos in zip(_joker_values(s), (i for i, t in enumerate(s) if t.colour is None))),
+            ((v, j not in home, j, pos) for j, s in enumerate(new_sets)
+             for v, pos in zip(_joker_values(s), (i for i, t in enumerate(s) if t.colour is None))),
             reverse=True,
         )
         extra = sum(x == 52 for s in new_idx for x in s) - sum(t.colour is None for t in table_tiles)
-        forced = {(j, pos) for _v, j, pos in slots[: max(0, extra)]}
+        forced = {(j, pos) for _v, _free, j, pos in slots[: max(0, extra)]}
     # (target number, source number or 0 for the rack) -> tile indices
     flows: dict[tuple[int, int], list[int]] = {}
     from_rack: list[tuple[int, int, int]] = []  # (tile, new set, position) for joker values
@@ -2247,7 +2256,8 @@ def _describe_change(
     else:
         old_tallies = [_tally(_indices(s)) for s in old_sets]
         new_tallies = [_tally(s) for s in new_idx]
-        match = _match(old_tallies, new_tallies)
+        if match is None:
+            match = _match(old_tallies, new_tallies)
         next_number = len(old_sets) + 1
         numbers = []
         for j in range(len(new_sets)):
@@ -2545,14 +2555,14 @@ def best_move(
     it inside the fast search, on an estimate (the depth-first searches try the choices that
     keep the table as it lies first, and a move laying every usable rack tile gets a short
     branch and bound on it): often the least, not always (figures in ``referee/SOLVER.md``).
-    ``tiebreak="exact"`` (tiles objective; the default of the command line and the web app)
-    then finds the move laying as many tiles that moves fewest, by the integer programme of
+    ``tiebreak="exact"`` (the default of the command line and the web app) then finds the
+    move laying as many tiles (or points) that moves fewest, by the integer programme of
     :mod:`referee.least` (SciPy; medians 10 ms on small tables to 0.22 s on full ones, 3.4 s at
     worst measured); ``Move.least_moved`` says whether it was proven within ``time_limit``
     seconds (otherwise the estimate's move is returned).
 
     Raises :class:`SolverError` for more copies of a tile or more jokers than ``rules`` has, an
-    unknown objective or tie-break (or the exact one with the points objective), a table (after
+    unknown objective or tie-break, a table (after
     the opening) that no arrangement can make valid, with or without rack tiles (the message
     names the sets that are not valid as they lie), or something that is not a tile
     (:class:`~referee.tiles.TileError`).
@@ -2561,8 +2571,6 @@ def best_move(
         raise SolverError(_('unknown objective "{objective}": choose "tiles" or "points"').format(objective=objective))
     if tiebreak not in TIEBREAKS:
         raise SolverError(_('unknown tie-break "{tiebreak}": choose "estimate" or "exact"').format(tiebreak=tiebreak))
-    if tiebreak == "exact" and objective != "tiles":
-        raise SolverError(_('the exact tie-break is for the "tiles" objective'))
     if not time_limit > 0:
         raise SolverError(_("the time limit must be a positive number of seconds, not {value}").format(value=time_limit))
     if not isinstance(rules, RuleSet):
@@ -2595,7 +2603,7 @@ def best_move(
         return None
     least = not out.moved
     if tiebreak == "exact" and not least and old_sets is not None:
-        out, least = _fewest_moved(out, old_sets, table_tiles, rack_tiles, rules, time_limit)
+        out, least = _fewest_moved(out, old_sets, table_tiles, rack_tiles, rules, time_limit, objective)
     return Move(
         count=len(out.placed),
         points=out.points,
@@ -2613,19 +2621,25 @@ def best_move(
 
 def _fewest_moved(
     out: _Outcome, old_sets: list[list[Tile]], table_tiles: list[Tile], rack: list[Tile], rules: RuleSet,
-    time_limit: float,
+    time_limit: float, objective: str,
 ) -> tuple[_Outcome, bool]:
-    """The exact tie-break: the arrangement laying as many rack tiles as ``out`` that moves
-    fewest table tiles, and whether that is proven (False when HiGHS ran out of time: then
-    ``out`` as it was)."""
+    """The exact tie-break: the arrangement laying as many rack tiles as ``out`` (or as many
+    points, for the points objective) that moves fewest table tiles, and whether that is proven
+    (False when HiGHS ran out of time: then ``out`` as it was)."""
     from referee.least import least_arrangement  # SciPy, only when asked for
 
-    found = least_arrangement(old_sets, rack, rules, count=len(out.placed), time_limit=time_limit)
+    pts = objective == "points"
+    if pts:
+        found = least_arrangement(old_sets, rack, rules, points=out.points, time_limit=time_limit)
+    else:
+        found = least_arrangement(old_sets, rack, rules, count=len(out.placed), time_limit=time_limit)
     if found is None:
         return out, False
     if found.moved < len(out.moved):
-        exact = _describe_change(old_sets, table_tiles, [list(s) for s in found.sets])
-        if len(exact.moved) < len(out.moved):
+        exact = _describe_change(old_sets, table_tiles, [list(s) for s in found.sets], rack_jokers_high=pts)
+        # (For points the programme holds the points, counted as the move counts them; a move
+        # worth more than one not proven best is left alone, not mixed into the tie-break.)
+        if len(exact.moved) < len(out.moved) and (not pts or exact.points == out.points):
             out = exact
     return out, len(out.moved) == found.moved
 

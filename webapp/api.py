@@ -505,9 +505,8 @@ def suggestion(body: SuggestIn) -> dict[str, Any]:
     """The solver's best move in words (runs on the worker pool: the search is CPU work)."""
     from referee.solver import best_move  # heavy; imported on first use, as the referee CLI does
 
-    tiebreak = body.tiebreak or ("exact" if body.objective == "tiles" else "estimate")
     move = best_move(sets_from(body.table), parse_tiles(body.rack), rules=rules_from(body.rules),
-                     opened=body.opened, objective=body.objective, tiebreak=tiebreak, time_limit=EXACT_TIEBREAK_SECONDS)
+                     opened=body.opened, objective=body.objective, tiebreak=body.tiebreak, time_limit=EXACT_TIEBREAK_SECONDS)
     if move is None:
         return {"found": False, "summary": _("No move: nothing from the rack can be laid. Draw a tile.")}
     out = move.to_dict()

@@ -322,10 +322,9 @@ class SuggestIn(In):
     objective: Literal["tiles", "points"] = Field(
         "tiles", description="Lay as many tiles as possible, or as many points as possible."
     )
-    tiebreak: Literal["estimate", "exact"] | None = Field(
-        None, description="Among moves laying as many tiles, find the one moving fewest table tiles exactly (an "
-        "integer programme, up to 5 s; the default with the tiles objective) or on the fast search's estimate "
-        "(the default with the points objective, the only one it has)."
+    tiebreak: Literal["estimate", "exact"] = Field(
+        "exact", description="Among equally good moves, find the one moving fewest table tiles exactly (an "
+        "integer programme, up to 5 s; the default) or on the fast search's estimate (milliseconds)."
     )
     rules: RulesIn = RulesIn()
 

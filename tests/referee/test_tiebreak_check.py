@@ -200,6 +200,43 @@ def test_exact_tiebreak_matches_brute_force(seed: int) -> None:
     _assert_a_move(old, rack, move)
 
 
+def _brute_points(old: list[list[Tile]], rack: list[Tile]) -> tuple[int, int] | None:
+    """(most points of rack tiles laid, minus the fewest table tiles moved among those moves):
+    a joker is worth the tile it stands for, read as the referee reads the set (a run's spare
+    jokers at its top). Every way of putting the rack's jokers on the joker places counts, the
+    points from where they sit, and a joker place holding a rack joker keeps no table joker."""
+    from referee.least import _readable
+    from referee.solver import _joker_values
+
+    table = [t for s in old for t in s]
+    best = None
+    for k in range(1, len(rack) + 1):
+        for laid in set(itertools.combinations(sorted(rack, key=lambda t: t.index), k)):
+            rack_jokers = sum(t.is_joker for t in laid)
+            numbered = sum(t.number or 0 for t in laid)
+            for new in _partitions(sorted(table + list(laid), key=lambda t: t.index)):
+                readable = [_readable(tuple(sorted(t.index for t in s))) for s in new]
+                places = [(j, v) for j, s in enumerate(readable) for v in _joker_values(s)]
+                for chosen in itertools.combinations(range(len(places)), rack_jokers):
+                    in_set = Counter(places[q][0] for q in chosen)
+                    points = numbered + sum(places[q][1] for q in chosen)
+                    # The rack's jokers are not table tiles: take them out before matching.
+                    tabled = [list((Counter(s) - Counter({JOKER: in_set[j]})).elements()) for j, s in enumerate(new)]
+                    found = (points, -(len(table) - _kept(old, tabled)))
+                    best = found if best is None or found > best else best
+    return best
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_exact_tiebreak_points_matches_brute_force(seed: int) -> None:
+    """The points objective: as many points, and the fewest table tiles moved among those moves."""
+    old, rack = _tiny_position(random.Random(900 + seed), moving=True)
+    move = best_move(old, rack, objective="points", tiebreak="exact")
+    assert move is not None and (move.points, -len(move.moved)) == _brute_points(old, rack)
+    assert move.least_moved
+    _assert_a_move(old, rack, move)
+
+
 @pytest.mark.parametrize(
     ("table", "rack", "count", "least", "why"),
     SOLVER_REACHES_LEAST + SOLVER_MISSES_LEAST,
@@ -237,8 +274,6 @@ def test_exact_tiebreak_flags_and_errors() -> None:
     assert opening is not None and opening.least_moved and opening.tiebreak == "exact"
     with pytest.raises(SolverError, match="tie-break"):
         best_move("R1 R2 R3", "R4", tiebreak="best")
-    with pytest.raises(SolverError, match="tiles"):
-        best_move("R1 R2 R3", "R4", objective="points", tiebreak="exact")
     with pytest.raises(SolverError, match="time limit"):
         best_move("R1 R2 R3", "R4", tiebreak="exact", time_limit=0)
 

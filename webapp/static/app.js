@@ -578,8 +578,7 @@ async function suggestMove() {
     table: $("#move-table").value, rack: $("#move-rack").value, opened: $("#move-opened").checked,
     objective: $("#move-objective").value, rules: currentRules(),
   };
-  // The exact tie-break is for the most-tiles objective (the points one keeps its own).
-  const exact = $("#move-exact").checked && body.objective === "tiles";
+  const exact = $("#move-exact").checked;
   body.tiebreak = exact ? "exact" : "estimate";
   await show($("#move-result"), async () => {
     const move = await api("POST", "/api/suggest", body);
