@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -118,6 +118,28 @@ def _readable(s: tuple[int, ...]) -> tuple[Tile, ...]:
     return tuple(_BY_INDEX[13 * c + n - 1] if n in have else JOKER for n in range(lo, top + 1))
 
 
+class _Rows:
+    """The programme's constraints as a sparse matrix in triplets, one row at a time."""
+
+    def __init__(self) -> None:
+        self.rows: list[int] = []
+        self.cols: list[int] = []
+        self.vals: list[float] = []
+        self.lo: list[float] = []
+        self.hi: list[float] = []
+        self.count = 0
+
+    def add(self, entries: Iterable[tuple[int, float]], lo: float, hi: float) -> None:
+        """One row: lo <= sum of value x column over ``entries`` (column, value) <= hi."""
+        for col, value in entries:
+            self.rows.append(self.count)
+            self.cols.append(col)
+            self.vals.append(value)
+        self.lo.append(lo)
+        self.hi.append(hi)
+        self.count += 1
+
+
 def least_arrangement(
     table: Sequence[Sequence[Tile]],
     rack: Sequence[Tile],
@@ -147,13 +169,13 @@ def least_arrangement(
     Raises :class:`~referee.solver.SolverError` when SciPy is not installed, or for more copies
     of a tile than ``rules`` has.
     """
+    from referee.solver import SolverError  # (every caller has the solver loaded already)
+
     start = time.perf_counter()
     try:
         from scipy.optimize import Bounds, LinearConstraint, milp
         from scipy.sparse import coo_matrix
     except ImportError as exc:
-        from referee.solver import SolverError
-
         raise SolverError(_("the exact tie-break needs SciPy ({error})").format(error=exc)) from exc
     old = [[t.index for t in s] for s in table]
     table_count = [0] * 53
@@ -164,8 +186,6 @@ def least_arrangement(
     for t in rack:
         rack_count[t.index] += 1
     if any(table_count[x] + rack_count[x] > (rules.jokers if x == _JOKER else rules.copies) for x in range(53)):
-        from referee.solver import SolverError
-
         raise SolverError(_("more copies of a tile than the rule set has"))
     avail = [a + b for a, b in zip(table_count, rack_count)]
     sets = candidate_sets(avail)
@@ -173,7 +193,15 @@ def least_arrangement(
     old_tallies = [tally(s) for s in old]
     tallies = [tally(s) for s in sets]
     nx = len(sets)
-    pairs = [(j, i, w) for j, st in enumerate(tallies) for i, ot in enumerate(old_tallies) if (w := shared(st, ot))]
+    holders: list[set[int]] = [set() for _x in range(53)]  # old sets holding each tile
+    for i, ot in enumerate(old_tallies):
+        for x in ot:
+            holders[x].add(i)
+    pairs = [
+        (j, i, shared(st, old_tallies[i]))
+        for j, st in enumerate(tallies)
+        for i in sorted(set().union(*(holders[x] for x in st)))
+    ]
     ny = len(pairs)
     big = 0 if count is not None or points is not None else total + 1
     cost = [float(-big * len(s)) for s in sets] + [float(-w) for _j, _i, w in pairs]
@@ -195,83 +223,40 @@ def least_arrangement(
         upper += [min(tallies[pairs[k][0]][_JOKER], old_tallies[pairs[k][1]][_JOKER]) for k in joker_pairs]
     nz = len(places)
     nk = len(joker_pairs)
-    rows: list[int] = []
-    cols: list[int] = []
-    vals: list[int] = []
-    lo_b: list[float] = []
-    hi_b: list[float] = []
-    r = 0
+    rows = _Rows()
     # Tiles: every table copy used, rack copies at most all of them (RULES.md section 4).
+    by_tile: list[list[tuple[int, int]]] = [[] for _x in range(53)]
+    for j, t in enumerate(tallies):
+        for x, k in t.items():
+            by_tile[x].append((j, k))
     for x in range(53):
-        if not avail[x]:
-            continue
-        for j, t in enumerate(tallies):
-            if x in t:
-                rows.append(r)
-                cols.append(j)
-                vals.append(t[x])
-        lo_b.append(table_count[x])
-        hi_b.append(avail[x])
-        r += 1
+        if avail[x]:
+            rows.add(by_tile[x], table_count[x], avail[x])
     if count is not None:
         # Exactly `count` rack tiles laid: the sets hold the table's tiles and `count` more.
-        for j, s in enumerate(sets):
-            rows.append(r)
-            cols.append(j)
-            vals.append(len(s))
-        lo_b.append(total + count)
-        hi_b.append(total + count)
-        r += 1
+        rows.add([(j, len(st)) for j, st in enumerate(sets)], total + count, total + count)
     if points is not None:
         # Points of the rack tiles laid: numbered ones at face value, rack jokers at their places.
-        zc = nx + ny
-        for j, st in enumerate(sets):
-            rows.append(r)
-            cols.append(j)
-            vals.append(sum(x % 13 + 1 for x in st if x != _JOKER))
-        for q, (_j, v) in enumerate(places):
-            rows.append(r)
-            cols.append(zc + q)
-            vals.append(v)
+        zc, kc = nx + ny, nx + ny + nz
         table_points = sum(x % 13 + 1 for s_ in old for x in s_ if x != _JOKER)
-        lo_b.append(table_points + points)
-        hi_b.append(table_points + points)
-        r += 1
+        rows.add(
+            [(j, sum(x % 13 + 1 for x in st if x != _JOKER)) for j, st in enumerate(sets)]
+            + [(zc + q, v) for q, (_j, v) in enumerate(places)],
+            table_points + points, table_points + points,
+        )
         # The rack's jokers laid are the jokers on the table after the move less the table's.
-        for j, st in enumerate(sets):
-            if _JOKER in st:
-                rows.append(r)
-                cols.append(j)
-                vals.append(-st.count(_JOKER))
-        for q in range(nz):
-            rows.append(r)
-            cols.append(zc + q)
-            vals.append(1)
-        lo_b.append(-table_count[_JOKER])
-        hi_b.append(-table_count[_JOKER])
-        r += 1
+        rows.add(
+            [(j, -st.count(_JOKER)) for j, st in enumerate(sets) if _JOKER in st] + [(zc + q, 1) for q in range(nz)],
+            -table_count[_JOKER], -table_count[_JOKER],
+        )
         # A place holds a rack joker only on copies of its set that are laid.
         for q, (j, _v) in enumerate(places):
-            rows.append(r)
-            cols.append(zc + q)
-            vals.append(1)
-            rows.append(r)
-            cols.append(j)
-            vals.append(-1)
-            lo_b.append(-math.inf)
-            hi_b.append(0)
-            r += 1
+            rows.add([(zc + q, 1), (j, -1)], -math.inf, 0)
         # Table jokers kept: only through a matched pair, at most the jokers both sets hold, and
         # with the rack's jokers in the set, no more than the set's jokers.
-        kc = zc + nz
         for n_, k in enumerate(joker_pairs):
             j, i, _w = pairs[k]
-            rows += [r, r]
-            cols += [kc + n_, nx + k]
-            vals += [1, -min(tallies[j][_JOKER], old_tallies[i][_JOKER])]
-            lo_b.append(-math.inf)
-            hi_b.append(0)
-            r += 1
+            rows.add([(kc + n_, 1), (nx + k, -min(tallies[j][_JOKER], old_tallies[i][_JOKER]))], -math.inf, 0)
         by_set_k: dict[int, list[int]] = {}
         for n_, k in enumerate(joker_pairs):
             by_set_k.setdefault(pairs[k][0], []).append(kc + n_)
@@ -279,43 +264,20 @@ def least_arrangement(
         for q, (j, _v) in enumerate(places):
             by_set_z.setdefault(j, []).append(zc + q)
         for j, kcols in by_set_k.items():
-            for col in kcols + by_set_z.get(j, []):
-                rows.append(r)
-                cols.append(col)
-                vals.append(1)
-            rows.append(r)
-            cols.append(j)
-            vals.append(-tallies[j][_JOKER])
-            lo_b.append(-math.inf)
-            hi_b.append(0)
-            r += 1
+            rows.add([(col, 1) for col in kcols + by_set_z.get(j, [])] + [(j, -tallies[j][_JOKER])], -math.inf, 0)
     # Matching: each old set to at most one new set; each new set's copies to as many old sets.
-    for i in range(len(old)):
-        for k, (_j, i2, _w) in enumerate(pairs):
-            if i2 == i:
-                rows.append(r)
-                cols.append(nx + k)
-                vals.append(1)
-        lo_b.append(0)
-        hi_b.append(1)
-        r += 1
-    by_set: dict[int, list[int]] = {}
-    for k, (j, _i, _w) in enumerate(pairs):
-        by_set.setdefault(j, []).append(k)
-    for j, ks in by_set.items():
-        for k in ks:
-            rows.append(r)
-            cols.append(nx + k)
-            vals.append(1)
-        rows.append(r)
-        cols.append(j)
-        vals.append(-1)
-        lo_b.append(-math.inf)
-        hi_b.append(0)
-        r += 1
+    by_old: list[list[tuple[int, int]]] = [[] for _i in old]
+    by_set: dict[int, list[tuple[int, int]]] = {}
+    for k, (j, i, _w) in enumerate(pairs):
+        by_old[i].append((nx + k, 1))
+        by_set.setdefault(j, []).append((nx + k, 1))
+    for entries in by_old:
+        rows.add(entries, 0, 1)
+    for j, entries in by_set.items():
+        rows.add(entries + [(j, -1)], -math.inf, 0)
     if not nx:
         return LeastArrangement(0, 0, (), 0.0) if not total and not count else None
-    matrix = coo_matrix((vals, (rows, cols)), shape=(r, nx + ny + nz + nk)).tocsr()
+    matrix = coo_matrix((rows.vals, (rows.rows, rows.cols)), shape=(rows.count, nx + ny + nz + nk)).tocsr()
     left = time_limit - (time.perf_counter() - start)  # the limit covers building the programme too
     if left <= 0:
         return None
@@ -324,7 +286,7 @@ def least_arrangement(
     # on the slowest benchmark position (large-J-011: 2.5 s against 6.3 s).
     result = milp(
         cost,
-        constraints=LinearConstraint(matrix, lo_b, hi_b),
+        constraints=LinearConstraint(matrix, rows.lo, rows.hi),
         integrality=[1] * nx + [0] * ny + [1] * (nz + nk),
         bounds=Bounds([0.0] * (nx + ny + nz + nk), [float(u) for u in upper]),
         options={"time_limit": left, "mip_rel_gap": 0.0, "presolve": False},
