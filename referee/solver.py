@@ -2218,16 +2218,16 @@ def _describe_change(
     steps: list[str] = []
     moved: list[int] = []
     new_idx = [_indices(s) for s in new_sets]
+    if old_sets is not None:
+        # Each new set matched to at most one old set, keeping most tiles in place.
+        old_tallies = [_tally(_indices(s)) for s in old_sets]
+        new_tallies = [_tally(s) for s in new_idx]
+        match = _match(old_tallies, new_tallies)
     forced: set[tuple[int, int]] = set()  # (set, position) of jokers that come from the rack
-    match: dict[int, int] | None = None
     if rack_jokers_high:
         # Places worth as much go to the rack's jokers first in sets whose old set held no joker,
         # so that a table joker stays where it was when the points are the same either way.
-        home: set[int] = set()
-        if old_sets is not None:
-            old_tallies = [_tally(_indices(s)) for s in old_sets]
-            match = _match(old_tallies, [_tally(s) for s in new_idx])
-            home = {j for j, i in match.items() if 52 in old_tallies[i]}
+        home = {j for j, i in match.items() if 52 in old_tallies[i]} if old_sets is not None else set()
         slots = sorted(
             ((v, j not in home, j, pos) for j, s in enumerate(new_sets)
              for v, pos in zip(_joker_values(s), (i for i, t in enumerate(s) if t.colour is None))),
@@ -2254,10 +2254,6 @@ def _describe_change(
             if table_part:
                 steps.append(lay.format(tiles=" ".join([_CODE[x] for x in table_part]), target=number))
     else:
-        old_tallies = [_tally(_indices(s)) for s in old_sets]
-        new_tallies = [_tally(s) for s in new_idx]
-        if match is None:
-            match = _match(old_tallies, new_tallies)
         next_number = len(old_sets) + 1
         numbers = []
         for j in range(len(new_sets)):
@@ -2582,22 +2578,19 @@ def best_move(
     _check_counts([a + b for a, b in zip(table_count, rack_count)], rules)
     if not opened:
         return _opening(old_sets, table_tiles, rack_count, rules, objective, tiebreak) if rack_tiles else None
-    if not rack_tiles:
-        _check_table_stands(old_sets, table_tiles, rules)
-        return None
     proven = True
-    if objective == "points":
+    new_sets = None
+    if rack_tiles and objective == "points":
         solved_points = _solve_points(table_count, rack_count, rules, old_sets)
-        if solved_points is None:
-            _check_table_stands(old_sets, table_tiles, rules)
-            return None
-        new_sets, _score, proven = solved_points
-    else:
+        if solved_points is not None:
+            new_sets, _score, proven = solved_points
+    elif rack_tiles:
         solved = _solve_plan(table_count, rack_count, rules, objective, None, old_sets, need_move=True)
-        if solved is None:
-            _check_table_stands(old_sets, table_tiles, rules)
-            return None
-        new_sets, _score = solved
+        if solved is not None:
+            new_sets, _score = solved
+    if new_sets is None:
+        _check_table_stands(old_sets, table_tiles, rules)  # no move, unless the table itself is wrong
+        return None
     out = _describe_change(old_sets, table_tiles, new_sets, rack_jokers_high=objective == "points")
     if not out.placed:
         return None
