@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from referee.assignment import best_assignment
 from referee.bench import DEFAULT_POSITIONS, load_positions
 from referee.least import LeastArrangement, candidate_sets, least_arrangement, shared, tally
 from referee.ruleset import RuleSet
@@ -55,18 +56,18 @@ class LeastMoved(LeastArrangement):
 
 def moved_with_best_matching(old_sets: Sequence[Sequence[Tile]], new_sets: Sequence[Sequence[Tile]]) -> int:
     """Table tiles moved from ``old_sets`` to ``new_sets`` when every new set is matched to the
-    old set that lets the most tiles stay (a maximum-weight matching; the solver matches
-    greedily, which can keep fewer)."""
-    from scipy.optimize import linear_sum_assignment
-
+    old set that lets the most tiles stay: a maximum-weight matching by the Hungarian algorithm
+    (:func:`referee.assignment.best_assignment`, itself checked against SciPy's), not the
+    solver's own matching (greedy, proven or redone), which this checks."""
     old = [tally([t.index for t in s]) for s in old_sets]
     new = [tally([t.index for t in s]) for s in new_sets]
     total = sum(len(s) for s in old_sets)
     if not old or not new:
         return total
     weights = [[shared(o, s) for s in new] for o in old]
-    rows, cols = linear_sum_assignment(weights, maximize=True)
-    return total - sum(weights[i][j] for i, j in zip(rows, cols))
+    if len(old) > len(new):
+        weights = [list(col) for col in zip(*weights)]
+    return total - sum(weights[r][c] for r, c in enumerate(best_assignment(weights)))
 
 
 def least_moved(

@@ -223,8 +223,8 @@ def decode_faces(probs: np.ndarray) -> np.ndarray:
         return best
     cost = -np.log(np.clip(probs, 1e-12, 1.0))
     cost = np.concatenate([cost, np.repeat(cost[:, JOKER_INDEX:], MAX_JOKERS - 1, axis=1)], axis=1)
-    # The Hungarian algorithm in pure Python: nine dice against 54 faces is well under a
-    # millisecond, and serving keeps to numpy (no scipy).
+    # The project's one Hungarian algorithm (referee.assignment, pure Python): nine dice against
+    # 54 faces is well under a millisecond.
     cols = np.asarray(best_assignment(cost.tolist(), maximize=False), dtype=int)
     return np.minimum(cols, JOKER_INDEX)
 
