@@ -2,8 +2,9 @@
 
 An :class:`Edition` describes a family of real tile sets (body colour, inks, fonts, logo, how 6
 and 9 are marked); :func:`sample_style` draws one concrete, jittered look of an edition for a scene
-and :func:`render_face` paints a tile's face with it. Fonts are matplotlib's bundled DejaVu / STIX
-files (rendered with Pillow) and OpenCV's Hershey fonts: nothing is fetched from the web.
+and :func:`render_face` paints a tile's face with it. Numerals come in the type families of
+:mod:`datasets.fonts` (installed font packages, rendered with Pillow, and OpenCV's Hershey fonts):
+nothing is fetched from the web.
 
 The face is BGRA, ``alpha`` = 0 outside the rounded corners. Its top row is the top of the upright
 tile: the numeral reads upright and the logo sits at the bottom, so 6 and 9 stay distinguishable.
@@ -19,9 +20,11 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from datasets import fonts
 from referee.tiles import Tile
 
-__all__ = ["Edition", "TileStyle", "EDITIONS", "JOKER_COLOURS", "font_dir", "sample_style", "render_face", "render_back"]
+__all__ = ["Edition", "TileStyle", "EDITIONS", "EDITION_WEIGHTS", "JOKER_COLOURS", "JOKER_FACES", "sample_style",
+           "render_face", "render_back"]
 
 Rng = np.random.Generator
 BGR = tuple[int, int, int]
@@ -36,17 +39,19 @@ class Edition:
 
     Fields
     ------
-    name: identifier stored in the labels (``original``, ``white_thin`` ...).
-    body: BGR colour of the plastic.
+    name: identifier stored in the labels (``original``, ``modern_white`` ...).
+    body: BGR colour of the plastic (white, cream or ivory).
     aspect: face width / height.
     thickness: tile thickness / face height (side walls seen at an angle).
     inks: BGR per colour letter K, B, O, R (O may be yellow, B royal or teal in the edition).
-    fonts: TTF file names (matplotlib's font folder) or ``hershey:<n>`` OpenCV font ids.
-    logo: what is printed under the numeral: ``wordmark`` (Original), ``ring``, ``dot``, ``bar``, ``none``.
-    disc: a slightly different round patch behind the numeral (Original has one).
+    font_kinds: weight per :data:`datasets.fonts.KINDS` kind of the families its numerals come in.
+    logo: what is printed under the numeral: ``wordmark`` (Original), ``ring``, ``dot``, ``bar``,
+        ``smiley`` (a small face), ``none``.
+    disc: a slightly different round patch behind the numeral (the cream Original has one).
     six_nine: how 6 and 9 are told apart besides the logo: ``plain``, ``underline``, ``dot``.
     number_height: numeral height / face height.
-    joker: ``face`` (outlined smiley with features) or ``filled`` (coloured disc, light features).
+    joker: joker faces of the edition (see :data:`JOKER_FACES`).
+    outline: share of sets with outlined (hollow) numerals.
     """
 
     name: str
@@ -54,46 +59,65 @@ class Edition:
     aspect: float
     thickness: float
     inks: dict[str, BGR]
-    fonts: tuple[str, ...]
-    logo: str
+    font_kinds: dict[str, float]
+    logo: tuple[str, ...]
     disc: bool
     six_nine: tuple[str, ...]
     number_height: float
     joker: tuple[str, ...]
+    outline: float = 0.0
 
 
+# ``face``: outlined smiley with features; ``filled``: coloured disc, light features; ``glyph``: a
+# smiley character from a font; ``letter``: "J" or "JOKER" printed; ``jester``: a jester's cap over a face.
+JOKER_FACES = ("face", "filled", "glyph", "letter", "jester")
+
+_CLASSIC_INKS = {"K": (38, 36, 34), "B": (196, 92, 14), "O": (38, 128, 242), "R": (48, 32, 222)}
 EDITIONS: dict[str, Edition] = {
     e.name: e
     for e in (
         # Cream "Original Rummikub": heavy sans numerals on a round patch, wordmark at the bottom.
-        Edition("original", (205, 226, 236), 0.74, 0.2,
-                {"K": (38, 36, 34), "B": (196, 92, 14), "O": (38, 128, 242), "R": (48, 32, 222)},
-                ("DejaVuSans-Bold.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono-Bold.ttf"),
-                "wordmark", True, ("plain",), 0.36, ("face",)),
+        Edition("original", (205, 226, 236), 0.74, 0.2, _CLASSIC_INKS,
+                {"grotesque": 0.5, "humanist": 0.25, "rounded": 0.15, "mono": 0.1},
+                ("wordmark",), True, ("plain",), 0.36, ("face", "glyph")),
+        # The modern white "Original": heavy rounded sans (the 1 has a flag), nothing under 6 or 9,
+        # tiles often seen standing on a black rack.
+        Edition("modern_white", (240, 244, 245), 0.72, 0.19,
+                {"K": (30, 28, 28), "B": (185, 95, 10), "O": (20, 135, 245), "R": (40, 25, 215)},
+                {"rounded": 0.55, "grotesque": 0.25, "geometric": 0.1, "humanist": 0.1},
+                ("smiley", "none", "wordmark"), False, ("plain",), 0.46, ("face", "filled", "jester")),
         # Thin white tiles: yellow instead of orange, teal blue, small ring logo, underlined 6/9.
         Edition("white_thin", (244, 246, 246), 0.7, 0.11,
                 {"K": (30, 30, 30), "B": (150, 130, 0), "O": (0, 190, 245), "R": (40, 30, 210)},
-                ("DejaVuSans-Bold.ttf", "hershey:0", "DejaVuSansMono-Bold.ttf"),
-                "ring", False, ("underline", "plain"), 0.42, ("face", "filled")),
+                {"grotesque": 0.35, "humanist": 0.25, "stroke": 0.15, "mono": 0.1, "condensed": 0.15},
+                ("ring", "none"), False, ("underline", "plain"), 0.42, ("face", "filled", "letter")),
         # Ivory serif edition with underlined 6/9 and a dot logo.
         Edition("serif", (198, 222, 232), 0.76, 0.23,
                 {"K": (25, 25, 25), "B": (170, 70, 20), "O": (30, 140, 240), "R": (30, 20, 190)},
-                ("DejaVuSerif-Bold.ttf", "STIXGeneralBol.ttf", "cmb10.ttf"),
-                "dot", False, ("underline", "dot"), 0.4, ("face",)),
-        # Budget / travel sets with stroke (Hershey) numerals, a bar logo and a dot after 6/9.
+                {"serif": 0.85, "slab": 0.05, "mono": 0.1},
+                ("dot", "none"), False, ("underline", "dot"), 0.4, ("face", "jester")),
+        # Budget / travel sets with stroke (Hershey) or plain numerals, a bar logo and a dot after 6/9.
         Edition("hershey", (228, 232, 232), 0.72, 0.16,
                 {"K": (20, 20, 20), "B": (180, 110, 0), "O": (0, 165, 250), "R": (20, 20, 200)},
-                ("hershey:2", "hershey:3", "hershey:1", "hershey:0"),
-                "bar", False, ("dot", "underline"), 0.42, ("face", "filled")),
-        # Large-print edition: big outlined numerals, no disc, wordmark-free.
+                {"stroke": 0.6, "mono": 0.2, "grotesque": 0.2},
+                ("bar",), False, ("dot", "underline"), 0.42, ("face", "filled", "letter")),
+        # Large-print edition: big numerals, sometimes outlined, no logo.
         Edition("large_print", (225, 240, 245), 0.72, 0.18,
                 {"K": (20, 20, 25), "B": (200, 100, 30), "O": (20, 150, 250), "R": (45, 25, 235)},
-                ("DejaVuSans-Bold.ttf", "DejaVuSerif-Bold.ttf", "DejaVuSansMono-Bold.ttf"),
-                "none", False, ("underline", "dot"), 0.5, ("filled", "face")),
+                {"grotesque": 0.3, "geometric": 0.2, "rounded": 0.2, "serif": 0.15, "humanist": 0.15},
+                ("none",), False, ("underline", "dot", "plain"), 0.5, ("filled", "face", "glyph"), outline=0.25),
+        # Designer / travel editions: condensed, geometric and display faces, some outlined.
+        Edition("display", (236, 238, 240), 0.7, 0.15,
+                {"K": (35, 30, 30), "B": (170, 110, 20), "O": (10, 170, 245), "R": (50, 40, 215)},
+                {"condensed": 0.35, "geometric": 0.3, "display": 0.25, "mono": 0.1},
+                ("none", "dot", "ring"), False, ("underline", "plain", "dot"), 0.46, ("letter", "filled", "glyph"), outline=0.2),
     )
 }
-# The real photos we have are all Original: keep it common, but give the rest a fair share.
-EDITION_WEIGHTS: dict[str, float] = {"original": 0.4, "white_thin": 0.16, "serif": 0.16, "hershey": 0.14, "large_print": 0.14}
+# The real photos we have are cream Originals and players own many more: keep it common, but give
+# the rest (above all the modern white edition of the held-out racks) a fair share.
+EDITION_WEIGHTS: dict[str, float] = {"original": 0.25, "modern_white": 0.25, "white_thin": 0.12, "serif": 0.1,
+                                     "hershey": 0.08, "large_print": 0.1, "display": 0.1}
+BODIES: dict[str, BGR] = {"white": (243, 245, 246), "cream": (205, 226, 236), "ivory": (214, 232, 240)}
 
 
 @dataclass(frozen=True)
@@ -106,7 +130,7 @@ class TileStyle:
     thickness: float
     inks: dict[str, BGR]
     joker_inks: dict[str, BGR]
-    font: str
+    font: str  # a font file path, or ``hershey:<n>``
     stroke: int  # extra stroke width for TTF, thickness for Hershey, in canonical pixels
     number_height: float
     number_y: float  # centre of the numeral as a fraction of the face height
@@ -118,30 +142,21 @@ class TileStyle:
     joker: str
     bevel: float  # width of the raised rim, fraction of face width
     corner: float  # corner radius, fraction of face width
+    font_family: str = "dejavu_sans"  # a key of datasets.fonts.FAMILIES
+    tracking: float = 0.0  # space between the digits of 10-13, fraction of the numeral height (may be < 0)
+    seven_bar: bool = False  # a 7 with a bar across its stem
+    outline: bool = False  # hollow numerals
 
 
-def font_dir() -> Path:
-    """matplotlib's bundled TrueType folder (DejaVu, STIX, Computer Modern)."""
-    import importlib.util
-
-    # Found without importing matplotlib (half a second per worker process).
-    spec = importlib.util.find_spec("matplotlib")
-    if spec is None or spec.origin is None:
-        raise RuntimeError("the synthetic renderer needs matplotlib's bundled fonts: pip install matplotlib")
-    folder = Path(spec.origin).parent / "mpl-data" / "fonts" / "ttf"
-    if not folder.is_dir():  # pragma: no cover - unusual installs: ask matplotlib itself
-        import matplotlib
-
-        folder = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
-    return folder
-
-
-@functools.lru_cache(maxsize=64)
-def _ttf(name: str, px: int) -> ImageFont.FreeTypeFont:
-    path = font_dir() / name
-    if not path.exists():
-        raise FileNotFoundError(f"font {name} not found in {path.parent}")
-    return ImageFont.truetype(str(path), px)
+@functools.lru_cache(maxsize=128)
+def _ttf(path: str, px: int) -> ImageFont.FreeTypeFont:
+    """A TrueType/OpenType font: an absolute file path, or a family name of :mod:`datasets.fonts`."""
+    if not Path(path).is_absolute():
+        files = fonts.font_files(path)
+        if not files:
+            raise FileNotFoundError(f'font family "{path}" is not installed (python -m datasets.fonts)')
+        path = files[0]
+    return ImageFont.truetype(path, px)
 
 
 def _jit(rng: Rng, bgr: BGR, amount: float) -> BGR:
@@ -149,22 +164,51 @@ def _jit(rng: Rng, bgr: BGR, amount: float) -> BGR:
     return tuple(int(v) for v in np.clip(c, 0, 255))  # type: ignore[return-value]
 
 
-def sample_style(edition: str, rng: Rng) -> TileStyle:
-    """Draw a jittered concrete look of ``edition`` (a key of :data:`EDITIONS`)."""
+def _family_for(edition: Edition, rng: Rng, families: list[str]) -> str:
+    """A family for ``edition``'s numerals among ``families``, by the edition's kind weights."""
+    by_kind: dict[str, list[str]] = {}
+    for name in families:
+        by_kind.setdefault(fonts.FAMILIES[name].kind, []).append(name)
+    kinds = [k for k in edition.font_kinds if by_kind.get(k)]
+    if not kinds:  # none of the edition's kinds allowed (a held-out family of another kind): any
+        return str(rng.choice(families))
+    w = np.array([edition.font_kinds[k] for k in kinds], np.float64)
+    kind = kinds[int(rng.choice(len(kinds), p=w / w.sum()))]
+    return str(rng.choice(by_kind[kind]))
+
+
+def sample_style(edition: str, rng: Rng, families: list[str] | None = None) -> TileStyle:
+    """Draw a jittered concrete look of ``edition`` (a key of :data:`EDITIONS`).
+
+    ``families`` are the font families the numerals may come in (default: every installed family
+    that is not held out of training, :func:`datasets.fonts.training_families`).
+    """
     try:
         e = EDITIONS[edition]
     except KeyError:
         raise ValueError(f'unknown edition "{edition}": choose one of {", ".join(EDITIONS)}') from None
+    if families is None:
+        families = fonts.training_families()
+    if not families:
+        raise ValueError("no font family to draw numerals with: install the fonts (python -m datasets.fonts)")
+    for name in families:
+        fonts.family(name)  # a clear error for an unknown name
     inks = {k: _jit(rng, v, 0.08) for k, v in e.inks.items()}
     if rng.random() < 0.25:  # the fourth colour: orange in some sets, yellow in others
         inks["O"] = _jit(rng, (0, 185, 245) if rng.random() < 0.5 else (30, 120, 245), 0.06)
     if rng.random() < 0.2:  # blue: royal or teal
         inks["B"] = _jit(rng, (150, 125, 0) if rng.random() < 0.5 else (200, 80, 20), 0.06)
-    font = str(rng.choice(list(e.fonts)))
+    fam = _family_for(e, rng, families)
+    files = fonts.font_files(fam)
+    if not files:
+        raise ValueError(f'font family "{fam}" is not installed (python -m datasets.fonts)')
+    font = str(rng.choice(files))
     hershey = font.startswith("hershey:")
-    body = _jit(rng, e.body, 0.04)
+    body_base = e.body if rng.random() < 0.75 else BODIES[str(rng.choice(list(BODIES)))]
+    body = _jit(rng, body_base, 0.04)
     # Embossed logos are the body colour, a little darker and warmer.
     logo_ink = tuple(int(v) for v in np.clip(np.array(body) * rng.uniform(0.7, 0.85) * (0.9, 0.97, 1.0), 0, 255))
+    tracking = float(rng.uniform(-0.04, 0.04) if rng.random() < 0.6 else rng.uniform(0.04, 0.22))
     return TileStyle(
         edition=e.name,
         body=body,
@@ -175,15 +219,19 @@ def sample_style(edition: str, rng: Rng) -> TileStyle:
         font=font,
         stroke=int(rng.integers(5, 11)) if hershey else int(rng.integers(0, 3)),
         number_height=float(e.number_height * rng.uniform(0.9, 1.1)),
-        number_y=float(rng.uniform(0.36, 0.42) if e.logo != "none" else rng.uniform(0.44, 0.5)),
-        squeeze=float(rng.uniform(0.72, 0.9)),
-        logo=e.logo,
+        number_y=float(rng.uniform(0.36, 0.42) if e.logo != ("none",) else rng.uniform(0.42, 0.5)),
+        squeeze=float(rng.uniform(0.72, 0.95)),
+        logo=str(rng.choice(list(e.logo))),
         logo_ink=logo_ink,  # type: ignore[arg-type]
         disc=e.disc,
         six_nine=str(rng.choice(list(e.six_nine))),
         joker=str(rng.choice(list(e.joker))),
         bevel=float(rng.uniform(0.04, 0.08)),
         corner=float(rng.uniform(0.06, 0.14)),
+        font_family=fam,
+        tracking=tracking,
+        seven_bar=bool(rng.random() < 0.12),
+        outline=bool(not hershey and rng.random() < e.outline),
     )
 
 
@@ -217,8 +265,8 @@ def _text_mask_hershey(text: str, font_id: int, px: int, thickness: int) -> np.n
     return img[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
 
 
-def _numeral_mask(text: str, style: TileStyle, height: int) -> np.ndarray:
-    """White-on-black mask of the numeral, cropped to its ink, ``height`` pixels tall."""
+def _glyph_mask(text: str, style: TileStyle, height: int) -> np.ndarray:
+    """White-on-black mask of ``text`` in the style's font, cropped to its ink, ``height`` rows."""
     if style.font.startswith("hershey:"):
         m = _text_mask_hershey(text, int(style.font.split(":")[1]), height, style.stroke)
     else:
@@ -226,8 +274,38 @@ def _numeral_mask(text: str, style: TileStyle, height: int) -> np.ndarray:
         ys, xs = np.nonzero(m > 20)
         m = m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
     scale = height / m.shape[0]
-    sx = scale * (style.squeeze if len(text) > 1 else 1.0)
-    return cv2.resize(m, (max(1, int(round(m.shape[1] * sx))), height), interpolation=cv2.INTER_AREA)
+    return cv2.resize(m, (max(1, int(round(m.shape[1] * scale))), height), interpolation=cv2.INTER_AREA)
+
+
+def _numeral_mask(text: str, style: TileStyle, height: int) -> np.ndarray:
+    """White-on-black mask of the numeral, cropped to its ink, ``height`` pixels tall.
+
+    Two-digit numbers are set digit by digit, ``style.tracking`` apart (the 1 and 0 of 10 tight or
+    apart, as editions differ); a 7 may get a bar across its stem; outlined editions are hollow.
+    """
+    digits = [_glyph_mask(d, style, height) for d in text]
+    if text == "7" and style.seven_bar:
+        m = digits[0]
+        lw = max(2, height // 11)
+        y = int(height * 0.55)
+        cv2.line(m, (int(m.shape[1] * 0.2), y), (int(m.shape[1] * 0.8), y), 255, lw, cv2.LINE_AA)
+    if len(digits) == 1:
+        m = digits[0]
+    else:
+        gap = int(round(style.tracking * height))
+        width = sum(d.shape[1] for d in digits) + gap * (len(digits) - 1)
+        m = np.zeros((height, max(width, max(d.shape[1] for d in digits))), np.uint8)
+        x = 0
+        for d in digits:
+            x0 = max(0, min(x, m.shape[1] - d.shape[1]))
+            m[:, x0:x0 + d.shape[1]] = np.maximum(m[:, x0:x0 + d.shape[1]], d)
+            x += d.shape[1] + gap
+        m = cv2.resize(m, (max(1, int(round(m.shape[1] * style.squeeze))), height), interpolation=cv2.INTER_AREA)
+    if style.outline:
+        lw = max(2, height // 14)
+        inner = cv2.erode(m, np.ones((lw * 2 + 1, lw * 2 + 1), np.uint8))
+        m = cv2.subtract(m, inner)
+    return m
 
 
 def _paint(face: np.ndarray, mask: np.ndarray, x0: int, y0: int, colour: BGR, opacity: float = 1.0) -> None:
@@ -243,7 +321,33 @@ def _paint(face: np.ndarray, mask: np.ndarray, x0: int, y0: int, colour: BGR, op
 
 
 def _draw_joker(face: np.ndarray, style: TileStyle, colour: BGR, cx: float, cy: float, r: float, rng: Rng) -> None:
-    """A smiley face from OpenCV primitives (drawn 4x large for smooth edges)."""
+    """The joker of ``style.joker`` (one of :data:`JOKER_FACES`), centred at (cx, cy), about ``r`` in radius."""
+    if style.joker == "glyph":  # a smiley character of a font
+        m = _text_mask_ttf(str(rng.choice(["\u263a", "\u263b"])), "dejavu_sans", int(r * 3), 0)
+        ys, xs = np.nonzero(m > 20)
+        m = m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+        side = int(r * 2)
+        m = cv2.resize(m, (side, side), interpolation=cv2.INTER_AREA)
+        _paint(face, m, int(cx - side / 2), int(cy - side / 2), colour)
+        return
+    if style.joker == "letter":  # "J" or "JOKER" printed in the numerals' font
+        word = "J" if rng.random() < 0.5 else "JOKER"
+        h = int(r * (1.6 if word == "J" else 0.7))
+        m = _glyph_mask(word, style, max(8, h))
+        if m.shape[1] > face.shape[1] * 0.88:
+            m = cv2.resize(m, (int(face.shape[1] * 0.88), m.shape[0]), interpolation=cv2.INTER_AREA)
+        _paint(face, m, int(cx - m.shape[1] / 2), int(cy - m.shape[0] / 2), colour)
+        return
+    if style.joker == "jester":  # a smaller face under a two-pointed cap with bells
+        cap = np.zeros(face.shape[:2], np.uint8)
+        top = cy - r * 1.05
+        pts = np.array([[cx - r * 0.9, cy - r * 0.35], [cx - r * 0.8, top - r * 0.2], [cx, cy - r * 0.75],
+                        [cx + r * 0.8, top - r * 0.2], [cx + r * 0.9, cy - r * 0.35]], np.int32)
+        cv2.fillPoly(cap, [pts], 255, cv2.LINE_AA)
+        for bx in (cx - r * 0.8, cx + r * 0.8):
+            cv2.circle(cap, (int(bx), int(top - r * 0.25)), max(2, int(r * 0.13)), 255, -1, cv2.LINE_AA)
+        _paint(face, cap, 0, 0, colour)
+        cy, r = cy + r * 0.3, r * 0.7
     S = 4
     size = int(r * 2.6 * S)
     m = np.zeros((size, size), np.uint8)
@@ -274,14 +378,14 @@ def _draw_joker(face: np.ndarray, style: TileStyle, colour: BGR, cx: float, cy: 
 def _wordmark(face: np.ndarray, style: TileStyle, cy: float) -> None:
     """The "Original Rummikub" wordmark: light embossed text near the bottom."""
     W = face.shape[1]
-    m = _text_mask_ttf("Rummikub", "DejaVuSerif-Bold.ttf", 40, 0)
+    m = _text_mask_ttf("Rummikub", "dejavu_serif", 40, 0)
     tw = int(W * 0.7)
     m = cv2.resize(m, (tw, max(4, int(m.shape[0] * tw / m.shape[1]))), interpolation=cv2.INTER_AREA)
     x0, y0 = (W - tw) // 2, int(cy - m.shape[0] / 2)
     lighter = tuple(int(min(255, v * 1.06)) for v in style.body)
     _paint(face, m, x0 + 1, y0 + 1, lighter, 0.8)  # emboss highlight
     _paint(face, m, x0, y0, style.logo_ink, 0.95)
-    small = _text_mask_ttf("Original", "DejaVuSans.ttf", 24, 0)
+    small = _text_mask_ttf("Original", "dejavu_sans", 24, 0)
     sw = int(W * 0.22)
     small = cv2.resize(small, (sw, max(3, int(small.shape[0] * sw / small.shape[1]))), interpolation=cv2.INTER_AREA)
     _paint(face, small, (W - sw) // 2, y0 - small.shape[0] - 2, style.logo_ink, 0.6)
@@ -350,6 +454,12 @@ def render_face(tile: Tile, style: TileStyle, rng: Rng, joker_colour: str = "bla
         d = np.zeros((H // 14, H // 14), np.uint8)
         cv2.circle(d, (H // 28, H // 28), H // 28 - 1, 255, -1, cv2.LINE_AA)
         _paint(face, d, W // 2 - H // 28, int(logo_y - H // 28), style.logo_ink)
+    elif style.logo == "smiley":  # the modern edition's small face
+        d = np.zeros((H // 9, H // 9), np.uint8)
+        c, R = H // 18, H // 18 - 2
+        cv2.circle(d, (c, c), R, 255, max(2, H // 80), cv2.LINE_AA)
+        cv2.ellipse(d, (c, c + R // 6), (R // 2, R // 3), 0, 20, 160, 255, max(2, H // 90), cv2.LINE_AA)
+        _paint(face, d, W // 2 - c, int(logo_y - c), style.logo_ink)
     elif style.logo == "bar":
         bar = np.zeros((max(3, H // 40), int(W * 0.35)), np.uint8) + 255
         _paint(face, bar, int(W * 0.325), int(logo_y), style.logo_ink)

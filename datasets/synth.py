@@ -40,18 +40,23 @@ import numpy as np
 
 from datasets.render_scene import Lighting, Slab, camera_effects, draw_slab, look_at, render_ground, shadow_polygon
 from datasets.render_textures import BACKGROUND_WEIGHTS, backdrop, make_background, plastic_texture
+from datasets import fonts
 from datasets.render_tiles import EDITION_WEIGHTS, JOKER_COLOURS, TileStyle, render_back, render_face, sample_style
 from referee.tiles import JOKER, Colour, Tile
 
 __all__ = ["SPLITS", "SCENE_KINDS", "SceneTile", "render_scene", "write_split", "generate", "main"]
 
 Rng = np.random.Generator
-SPLITS = ("train", "val", "test")
-_SPLIT_IDS = {"train": 0, "val": 1, "test": 2}
+# ``fonts``: a test split whose numerals come only in the families held out of training
+# (datasets.fonts.HELD_OUT), one family per image, to measure the reader on typefaces it never saw.
+SPLITS = ("train", "val", "test", "fonts")
+_SPLIT_IDS = {"train": 0, "val": 1, "test": 2, "fonts": 3}
 # "empty" = a table with no tiles (maybe face-down tiles or a score pad): the detector must stay quiet.
 SCENE_KINDS = {"table": 0.41, "scatter": 0.16, "rack": 0.26, "mixed": 0.15, "empty": 0.02}
 CARD_PATH = Path(__file__).resolve().parent / "cards" / "synthetic.md"
 TILE_H_MM = 34.0  # face height of an Original tile; editions vary around it
+HIDDEN_BELOW = 0.4  # a tile showing less of its face than this is "hidden": not labelled for the detector
+PARTLY_HIDDEN_BELOW = 0.9  # below this, the detector's label is the box of the visible part of the face
 
 
 # --------------------------------------------------------------------------- content
@@ -285,58 +290,92 @@ def layout_scatter(rng: Rng, styles: list[TileStyle], h_mm: float, origin: np.nd
         count -= 1
 
 
+def _rack_texture(plastic: np.ndarray, rng: Rng) -> np.ndarray:
+    """The rack's plastic, sometimes with a moulded wordmark on the front bar."""
+    tex = np.dstack([plastic, np.full(plastic.shape[:2], 255, np.uint8)])
+    if rng.random() < 0.5:
+        from datasets.render_tiles import _text_mask_ttf
+
+        word = str(rng.choice(["Rummikub", "RUMMIKUB", "Rummikub Original"]))
+        m = _text_mask_ttf(word, str(rng.choice(["dejavu_sans", "dejavu_serif"])), 48, 0)
+        H, W = tex.shape[:2]
+        th = int(H * rng.uniform(0.25, 0.45))
+        tw = min(int(m.shape[1] * th / m.shape[0]), W // 3)
+        m = cv2.resize(m, (tw, th), interpolation=cv2.INTER_AREA).astype(np.float32)[..., None] / 255.0
+        x0, y0 = int(rng.uniform(0.1, 0.9) * (W - tw)), int((H - th) * rng.uniform(0.3, 0.7))
+        roi = tex[y0:y0 + th, x0:x0 + tw, :3].astype(np.float32)
+        lift = rng.uniform(1.4, 2.4) if rng.random() < 0.7 else rng.uniform(0.5, 0.7)  # raised light or dark print
+        tex[y0:y0 + th, x0:x0 + tw, :3] = np.clip(roi * (1 - m) + np.clip(roi * lift + 12, 0, 255) * m, 0, 255).astype(np.uint8)
+    return tex
+
+
 def build_rack(rng: Rng, bag: Bag, styles: list[TileStyle], h_mm: float, base: np.ndarray, front2: np.ndarray,
                scene: Scene, plastic: np.ndarray, rack_index: int = 0) -> None:
     """A player's rack standing on the table at ``base`` (front edge centre), its front facing
-    ``front2``, with one or two rows of tiles leaning back (row 0 = the upper, back row)."""
+    ``front2``, with one, two or three tiers of tiles leaning back 5-20 degrees (row 0 = the top,
+    back tier). Each tier stands on a step above the one in front, whose tiles hide its lower part."""
     st0 = styles[0]
     w = h_mm * st0.aspect
     t = h_mm * st0.thickness
     ex = np.array([-front2[1], front2[0], 0.0])  # along the rack, left to right seen from the front
     ey = np.array([-front2[0], -front2[1], 0.0])  # towards the back
     ez = np.array([0.0, 0.0, 1.0])
-    lean = math.radians(rng.uniform(8, 20))
+    lean = math.radians(rng.uniform(5, 20))
     vt = ey * math.sin(lean) + ez * math.cos(lean)  # up along the leaning face
     nt = np.cross(ex, vt)  # face normal: front and a little up
-    two_rows = rng.random() < 0.75
-    capacity = int(rng.integers(12, 18))
+    r = rng.random()
+    tiers = 1 if r < 0.2 else (2 if r < 0.75 else 3)
+    capacity = int(rng.integers(11, 18))
     gap = rng.uniform(0.3, 1.5)
     length = capacity * (w + gap) + rng.uniform(10, 30)
-    grey = float(rng.uniform(18, 48))
+    grey = float(rng.uniform(14, 48) if rng.random() < 0.75 else rng.uniform(60, 130))  # black, or grey plastic
     colour = (int(grey), int(grey), int(grey * rng.uniform(0.95, 1.08)))
     base = np.array([base[0], base[1], 0.0])
     z0 = rng.uniform(4, 9)
-    b_low = base + ey * rng.uniform(7, 12) + ez * z0  # bottom edge centre of the lower row
+    b_low = base + ey * rng.uniform(7, 12) + ez * z0  # bottom edge centre of the front (lowest) tier
     panel_t = 3.0
-    low_h = h_mm * (rng.uniform(1.0, 1.12) if two_rows else rng.uniform(1.12, 1.3))
+    front_tex = _rack_texture(plastic, rng)
+    plain_tex = np.dstack([plastic, np.full(plastic.shape[:2], 255, np.uint8)])
 
-    def panel(bottom: np.ndarray, height: float) -> Slab:
+    def panel(bottom: np.ndarray, height: float, tex: np.ndarray) -> Slab:
         # A leaning plastic wall whose front face starts at ``bottom`` (and reaches down to the table).
         drop = bottom[2] / max(math.cos(lean), 0.1)
         start = bottom - vt * drop
         total = height + drop
-        tex = np.dstack([plastic, np.full(plastic.shape[:2], 255, np.uint8)])
         return Slab(start + vt * total / 2, ex, vt, length, total, panel_t, colour, tex, side_gain=1.1)
 
-    low_wall = panel(b_low - nt * t, low_h)
+    # Front to back: each tier's wall, and the step the next tier stands on.
+    bases = [b_low]
+    walls: list[Slab] = []
+    steps: list[Slab | None] = [None]
+    for k in range(tiers):
+        b = bases[k]
+        last = k == tiers - 1
+        # A wall lower than the tiles lets the tier behind show above them; the last wall backs the top tier.
+        wall_h = h_mm * (rng.uniform(0.62, 1.0) if not last else rng.uniform(1.0, 1.2))
+        walls.append(panel(b - nt * t, wall_h, front_tex if k == 0 else plain_tex))
+        if not last:
+            top = b - nt * (t + panel_t) + vt * wall_h
+            nb = top + ey * (rng.uniform(2, 5) + t) + ez * 0.5
+            depth = float(np.dot(nb - top, ey))
+            steps.append(Slab(top + ey * depth / 2, ex, ey, length, depth + 2.0, 2.0, colour, None, 1.0))
+            bases.append(nb)
     lip = Slab(base + ey * rng.uniform(3, 6) + ez * (z0 + rng.uniform(1, 3)), ex, ey, length, rng.uniform(5, 9),
                z0 + 2.0, colour, None, 1.0)
-    row_bases = [b_low]
-    if two_rows:
-        # The upper row stands on a step at the top of the lower wall, against the back wall.
-        top_low = b_low - nt * (t + panel_t) + vt * low_h
-        b_up = top_low + ey * (rng.uniform(2, 5) + t) + ez * 0.5
-        depth = float(np.dot(b_up - top_low, ey))
-        step = Slab(top_low + ey * depth / 2, ex, ey, length, depth + 2.0, 2.0, colour, None, 1.0)
-        back_wall = panel(b_up - nt * t, h_mm * rng.uniform(1.0, 1.15))
-        row_bases = [b_up, b_low]
-        # Back to front: nothing drawn later is behind anything drawn earlier, seen from the front.
-        scene.rack_draw = [back_wall, step, 0, low_wall, 1, lip]
-        scene.rack_parts = [back_wall, step, low_wall, lip]
-    else:
-        scene.rack_draw = [low_wall, 0, lip]
-        scene.rack_parts = [low_wall, lip]
-    for rid, b_row in enumerate(row_bases):
+    # Rows are numbered from the top (back) tier: row 0 is the back tier.
+    row_of_tier = {k: tiers - 1 - k for k in range(tiers)}
+    draw: list[Slab | int] = []
+    for k in reversed(range(tiers)):  # back to front: nothing drawn later is behind anything drawn earlier
+        draw.append(walls[k])
+        step = steps[k]
+        if step is not None:
+            draw.append(step)
+        draw.append(row_of_tier[k])
+    draw.append(lip)
+    scene.rack_draw = draw
+    scene.rack_parts = [p for p in draw if isinstance(p, Slab)]
+    for k, b_row in enumerate(bases):
+        rid = row_of_tier[k]
         # A hand of tiles, often sorted the way players do, in clusters with gaps between them.
         n = int(rng.integers(2, capacity + 1))
         hand: list[tuple[Tile, str | None]] = []
@@ -412,6 +451,57 @@ def _paper(rng: Rng, h_mm: float) -> np.ndarray:
     return np.dstack([img, np.full((H, W), 255, np.uint8)])
 
 
+def _visibility(tiles: list[SceneTile], owner: np.ndarray) -> dict[int, tuple[float, list[float] | None]]:
+    """Per drawn tile: the share of its face still seen in ``owner`` and the box of that part (pixels)."""
+    out: dict[int, tuple[float, list[float] | None]] = {}
+    h, w = owner.shape
+    for i, st in enumerate(tiles):
+        if st.polygon is None:
+            continue
+        mask = np.zeros((h, w), np.uint8)
+        cv2.fillConvexPoly(mask, np.round(st.polygon / 2 * 4).astype(np.int32), 1, cv2.LINE_8, 2)
+        area = int(mask.sum())
+        if area == 0:
+            out[i] = (0.0, None)
+            continue
+        seen = (mask == 1) & (owner == i + 1)
+        n = int(seen.sum())
+        if n == 0:
+            out[i] = (0.0, None)
+            continue
+        ys, xs = np.nonzero(seen)
+        out[i] = (n / area, [float(xs.min() * 2), float(ys.min() * 2), float(min(xs.max() * 2 + 2, w * 2)),
+                             float(min(ys.max() * 2 + 2, h * 2))])
+    return out
+
+
+def _rack_depth_of_field(img: np.ndarray, scene: Scene, owner: np.ndarray, rng: Rng, tile_px: float) -> None:
+    """A shallow depth of field on a rack close-up: one tier sharp, the others and the table beyond soft."""
+    rows = sorted({t.rack_row for t in scene.tiles if t.rack_row is not None})
+    if not rows:
+        return
+    focus = rows[-1] if rng.random() < 0.7 else int(rng.choice(rows))  # mostly the front tier
+    H, W = img.shape[:2]
+    sigma_step = max(0.8, tile_px * rng.uniform(0.015, 0.04))
+    layers: dict[int, np.ndarray] = {}
+    for i, st in enumerate(scene.tiles):
+        d = abs(st.rack_row - focus) if st.rack_row is not None else len(rows) + 1  # table tiles lie beyond
+        if d:
+            layers.setdefault(d, np.zeros(owner.shape, np.uint8))[owner == i + 1] = 255
+    ground = np.zeros(owner.shape, np.uint8)
+    ground[owner == 0] = 255
+    layers.setdefault(len(rows) + 1, np.zeros(owner.shape, np.uint8))
+    layers[len(rows) + 1] = np.maximum(layers[len(rows) + 1], ground)
+    f = img.astype(np.float32)
+    for d, m in sorted(layers.items()):
+        if not m.any():
+            continue
+        blurred = cv2.GaussianBlur(f, (0, 0), sigma_step * d)
+        a = cv2.GaussianBlur(cv2.resize(m, (W, H), interpolation=cv2.INTER_LINEAR).astype(np.float32) / 255.0, (0, 0), 1.5)
+        f = f * (1 - a[..., None]) + blurred * a[..., None]
+    img[:] = np.clip(f, 0, 255).astype(np.uint8)
+
+
 def _up_deg(poly: np.ndarray) -> float:
     """Direction of the face's "up" in the image, degrees clockwise from straight up."""
     top = (poly[0] + poly[1]) / 2
@@ -420,7 +510,8 @@ def _up_deg(poly: np.ndarray) -> float:
     return float(math.degrees(math.atan2(d[0], -d[1])) % 360)
 
 
-def render_scene(rng: Rng, size: int = 1024) -> tuple[np.ndarray, dict]:
+def render_scene(rng: Rng, size: int = 1024, families: list[str] | None = None,
+                 scene_weights: dict[str, float] | None = None) -> tuple[np.ndarray, dict]:
     """Render one scene; return the image (BGR uint8) and its record.
 
     The record holds ``width``, ``height``, ``scene`` (a key of :data:`SCENE_KINDS`),
@@ -428,13 +519,19 @@ def render_scene(rng: Rng, size: int = 1024) -> tuple[np.ndarray, dict]:
     row), ``distractors`` and ``tiles``: for each visible tile ``code`` (notation), ``polygon``
     (4 [x, y] pixel corners TL, TR, BR, BL of the upright face, may reach outside the image),
     ``box`` (clipped xyxy), ``truncated``, ``up_deg``, ``joker_colour`` (jokers only), ``edition``,
-    ``set``/``order`` (table sets) and ``rack``/``rack_row``/``rack_slot`` (tiles on a rack).
+    ``set``/``order`` (table sets), ``rack``/``rack_row``/``rack_slot`` (tiles on a rack),
+    ``font_family``, ``visible`` (share of the face not hidden by what stands in front of it),
+    ``visible_box`` (xyxy of the visible part of the face) and ``hidden`` (less than
+    :data:`HIDDEN_BELOW` of the face shows: neither to be found nor penalised).
+
+    ``families`` limits the numerals' font families (default: the training families of
+    :mod:`datasets.fonts`); ``scene_weights`` overrides :data:`SCENE_KINDS`.
     """
     W, H = _image_size(rng, size)
-    kind = _choose(rng, SCENE_KINDS)
+    kind = _choose(rng, scene_weights or SCENE_KINDS)
     n_ed = 1 if rng.random() < 0.9 else 2
     eds = [_choose(rng, EDITION_WEIGHTS) for _ in range(n_ed)]
-    styles = [sample_style(e, rng) for e in eds]
+    styles = [sample_style(e, rng, families) for e in eds]
     h_mm = TILE_H_MM * rng.uniform(0.9, 1.12)
     scale = max(W, H) / 1024
     fov = rng.uniform(55, 72)
@@ -446,8 +543,9 @@ def render_scene(rng: Rng, size: int = 1024) -> tuple[np.ndarray, dict]:
         tile_px = math.exp(rng.uniform(math.log(20), math.log(260))) * scale
         roll = rng.normal(0, 3)
     elif kind == "rack":
-        tilt = rng.uniform(45, 82)
-        tile_px = math.exp(rng.uniform(math.log(24), math.log(170))) * scale
+        tilt = rng.uniform(45, 82)  # from the seat: 8-45 degrees above the table
+        # Up to close-ups where one tile is a fifth of the photo's width.
+        tile_px = math.exp(rng.uniform(math.log(24), math.log(230))) * scale
         roll = rng.normal(0, 4) + (0 if rng.random() < 0.85 else float(rng.choice([90, 180, 270])))
     else:
         tilt = rng.uniform(35, 60)
@@ -464,7 +562,9 @@ def render_scene(rng: Rng, size: int = 1024) -> tuple[np.ndarray, dict]:
     toward_cam = np.array([math.cos(math.radians(azimuth)), math.sin(math.radians(azimuth))])
     # Frame of the table layout: upright in the picture most of the time, sometimes upside down or any way.
     r = rng.random()
-    if kind == "mixed":  # sets face the rack's owner, or the player opposite
+    # A rack shot sometimes shows the table (and its sets) beyond the rack, as a mixed scene does.
+    with_table = kind == "mixed" or (kind == "rack" and rng.random() < 0.35)
+    if with_table:  # sets face the rack's owner, or the player opposite
         r = r * 0.67
     gamma = rng.normal(0, math.radians(8)) if r < 0.55 else (math.pi + rng.normal(0, math.radians(8)) if r < 0.67
                                                             else rng.uniform(0, 2 * math.pi))
@@ -491,11 +591,11 @@ def render_scene(rng: Rng, size: int = 1024) -> tuple[np.ndarray, dict]:
         else:  # near the camera, in the lower part of the picture
             pt, ok = cam.to_ground(np.array([[W * rng.uniform(0.35, 0.65), H * rng.uniform(0.86, 0.98)]]))
             base = pt[0] if ok[0] else toward_cam * distance * 0.3
-        yaw = math.radians(rng.uniform(-28, 28))
+        yaw = math.radians(rng.uniform(-28, 28) if rng.random() < 0.75 else rng.uniform(-55, 55))  # or from the side
         build_rack(rng, bag, styles, h_mm, base, _rot2(toward_cam, yaw), scene, plastic)
         pts = np.vstack([cam.project(p.corners())[0] for p in scene.rack_parts])
         rack_hull = cv2.convexHull(pts.astype(np.float32)).reshape(-1, 2)
-    if kind == "mixed":  # sets lie beyond the rack, seen from the camera
+    if with_table:  # sets lie beyond the rack, seen from the camera
         away = float(np.dot(-toward_cam, up2))
         front = float(np.dot(base, up2))
         margin = h_mm * 2.0
@@ -508,7 +608,7 @@ def render_scene(rng: Rng, size: int = 1024) -> tuple[np.ndarray, dict]:
     cell = h_mm * h_mm * styles[0].aspect * 1.8
     room = (extent[1] - extent[0]) * (extent[3] - extent[2]) / cell
     wanted = rng.uniform(15, 95)
-    if kind in ("table", "mixed") and room > wanted:
+    if (kind == "table" or with_table) and room > wanted:
         # Centred on a point of the table that is in view (the extent's corners may not be).
         k = math.sqrt(wanted / room)
         half_x, half_y = k * (extent[1] - extent[0]) / 2, k * (extent[3] - extent[2]) / 2
@@ -526,7 +626,7 @@ def render_scene(rng: Rng, size: int = 1024) -> tuple[np.ndarray, dict]:
         x0 = extent[0] + rng.uniform(0, 1 - fw) * (extent[1] - extent[0])
         y0 = extent[2] + rng.uniform(0, 1 - fh) * (extent[3] - extent[2])
         extent = (x0, x0 + fw * (extent[1] - extent[0]), y0, y0 + fh * (extent[3] - extent[2]))
-    if kind in ("table", "mixed"):
+    if kind == "table" or with_table:
         layout_table(rng, bag, styles, h_mm, np.zeros(2), up2, extent, scene)
         if kind == "table" and rng.random() < 0.3:
             layout_scatter(rng, styles, h_mm, np.zeros(2), up2, extent, scene, int(rng.integers(1, 6)))
@@ -615,25 +715,44 @@ def render_scene(rng: Rng, size: int = 1024) -> tuple[np.ndarray, dict]:
             faces[key] = render_face(st.tile, st.style, rng, st.joker_colour or "black")
         return faces[key]
 
+    # Who is seen at each pixel (half resolution): tile i + 1, -1 for anything else drawn over it.
+    owner = np.zeros(((H + 1) // 2, (W + 1) // 2), np.int32)
+
+    def cover(slab: Slab, value: int) -> None:
+        uv, z = cam.project(slab.corners())
+        if np.all(z > 1):
+            hull = cv2.convexHull((uv / 2).astype(np.float32)).reshape(-1, 2)
+            cv2.fillConvexPoly(owner, np.round(hull * 4).astype(np.int32), value, cv2.LINE_8, 2)
+
+    index_of = {id(st): i for i, st in enumerate(scene.tiles)}
     for _, slab in scene.distractors:
         draw_slab(img, cam, slab, light)
     table_tiles = [t for t in scene.tiles if t.rack is None]
     table_tiles.sort(key=lambda t: -float(cam.project(t.centre[None, :])[1][0]))
     for st in table_tiles:
-        st.polygon = draw_slab(img, cam, st.slab(face_of(st)), light, plastic_mask)
+        slab = st.slab(face_of(st))
+        st.polygon = draw_slab(img, cam, slab, light, plastic_mask)
+        cover(slab, index_of[id(st)] + 1)
     rack_tiles = [t for t in scene.tiles if t.rack is not None]
     for item in scene.rack_draw:
         if isinstance(item, Slab):
             draw_slab(img, cam, item, light)
+            cover(item, -1)
             continue
         for st in sorted((t for t in rack_tiles if t.rack_row == item), key=lambda t: -float(cam.project(t.centre[None, :])[1][0])):
-            st.polygon = draw_slab(img, cam, st.slab(face_of(st)), light, plastic_mask)
+            slab = st.slab(face_of(st))
+            st.polygon = draw_slab(img, cam, slab, light, plastic_mask)
+            cover(slab, index_of[id(st)] + 1)
+    visibility = _visibility(scene.tiles, owner)
+    if kind in ("rack", "mixed") and rng.random() < 0.5:
+        _rack_depth_of_field(img, scene, owner, rng, tile_px)
     img, effects = camera_effects(img, rng, plastic_mask, dist, distance, tile_px)
     # The record.
     tiles_out = []
-    for st in scene.tiles:
+    for i, st in enumerate(scene.tiles):
         if st.polygon is None:
             continue
+        seen, vbox = visibility.get(i, (1.0, None))
         poly = st.polygon
         box = [float(np.clip(poly[:, 0].min(), 0, W)), float(np.clip(poly[:, 1].min(), 0, H)),
                float(np.clip(poly[:, 0].max(), 0, W)), float(np.clip(poly[:, 1].max(), 0, H))]
@@ -642,16 +761,21 @@ def render_scene(rng: Rng, size: int = 1024) -> tuple[np.ndarray, dict]:
             "polygon": [[round(float(x), 2), round(float(y), 2)] for x, y in poly],
             "box": [round(b, 2) for b in box],
             "truncated": bool(poly.min() < 0 or poly[:, 0].max() > W or poly[:, 1].max() > H),
-            "up_deg": round(_up_deg(poly), 1),
+            "up_deg": round(_up_deg(poly), 1) % 360.0,  # 359.96 rounds to 360: the same as 0
             "edition": st.style.edition,
             "joker_colour": st.joker_colour if st.tile.is_joker else None,
             "set": st.set_index, "order": st.order,
             "rack": st.rack, "rack_row": st.rack_row, "rack_slot": st.rack_slot,
+            "font_family": st.style.font_family,
+            "visible": round(seen, 3),
+            "visible_box": [round(b, 2) for b in vbox] if vbox is not None else [round(b, 2) for b in box],
+            "hidden": bool(seen < HIDDEN_BELOW),
         }
         tiles_out.append(rec)
     record = {
         "width": W, "height": H, "scene": kind, "background": bg_kind,
         "editions": sorted(set(eds)),
+        "font_families": sorted({st.style.font_family for st in scene.tiles}),
         "camera": {"tilt_deg": round(tilt, 1), "azimuth_deg": round(azimuth, 1), "roll_deg": round(roll, 1),
                    "fov_x_deg": round(fov_x, 1), "distance_mm": round(distance, 1), "tile_px": round(tile_px, 1)},
         "effects": {k: round(v, 3) for k, v in effects.items()},
@@ -669,8 +793,14 @@ def label_rows(record: dict) -> list[str]:
     W, H = record["width"], record["height"]
     rows = []
     for t in record["tiles"]:
+        if t.get("hidden"):
+            continue  # mostly behind the tier in front: nothing to find
         coords = []
-        for x, y in t["polygon"]:
+        points = t["polygon"]
+        if t.get("visible", 1.0) < PARTLY_HIDDEN_BELOW:  # the visible part of the face, as a box
+            x1, y1, x2, y2 = t["visible_box"]
+            points = [[x1, y1], [x2, y1], [x2, y2], [x1, y2]]
+        for x, y in points:
             coords.append(f"{min(max(x / W, 0.0), 1.0):.6f}")
             coords.append(f"{min(max(y / H, 0.0), 1.0):.6f}")
         rows.append("0 " + " ".join(coords))
@@ -682,11 +812,18 @@ def image_seed(seed: int, split: str, index: int) -> np.random.Generator:
     return np.random.default_rng([seed, _SPLIT_IDS[split], index])
 
 
-def _render_one(task: tuple[str, str, int, int, int]) -> dict:
-    out, split, index, seed, size = task
+def _render_one(task: tuple[str, str, int, int, int, dict[str, float] | None]) -> dict:
+    out, split, index, seed, size, scene_weights = task
     cv2.setNumThreads(1)  # the machine is shared; also keeps results identical everywhere
     rng = image_seed(seed, split, index)
-    img, record = render_scene(rng, size)
+    if split == "fonts":
+        held = [f for f in fonts.HELD_OUT if f in fonts.available()]
+        if not held:
+            raise ValueError("no held-out font family is installed (python -m datasets.fonts)")
+        families = [held[index % len(held)]]
+    else:
+        families = fonts.training_families()
+    img, record = render_scene(rng, size, families, scene_weights)
     stem = f"{index:06d}"
     folder = Path(out) / split
     quality = int(rng.integers(55, 96))
@@ -699,21 +836,22 @@ def _render_one(task: tuple[str, str, int, int, int]) -> dict:
         "codes": Counter(t["code"] for t in record["tiles"]),
         "jokers": Counter(t["joker_colour"] for t in record["tiles"] if t["joker_colour"]),
         "editions": Counter(t["edition"] for t in record["tiles"]),
+        "families": Counter(t["font_family"] for t in record["tiles"]),
         "scene": record["scene"], "background": record["background"], "tiles": len(record["tiles"]),
         "rack_tiles": sum(1 for t in record["tiles"] if t["rack"] is not None),
     }
 
 
 def write_split(out: Path, split: str, count: int, seed: int, size: int = 1024, workers: int = 1,
-                progress: bool = True) -> dict:
+                progress: bool = True, scene_weights: dict[str, float] | None = None) -> dict:
     """Render ``count`` images of ``split`` into ``out/split``; return counts for the card."""
     if split not in _SPLIT_IDS:
         raise ValueError(f'unknown split "{split}": choose one of {", ".join(SPLITS)}')
     for sub in ("images", "labels", "tiles"):
         (out / split / sub).mkdir(parents=True, exist_ok=True)
-    tasks = [(str(out), split, i, seed, size) for i in range(count)]
+    tasks = [(str(out), split, i, seed, size, scene_weights) for i in range(count)]
     stats: dict = {"images": 0, "tiles": 0, "rack_tiles": 0, "codes": Counter(), "jokers": Counter(),
-                   "editions": Counter(), "scenes": Counter(), "backgrounds": Counter()}
+                   "editions": Counter(), "families": Counter(), "scenes": Counter(), "backgrounds": Counter()}
     try:
         from tqdm import tqdm
     except ImportError:  # pragma: no cover - tqdm is a project dependency
@@ -728,6 +866,7 @@ def write_split(out: Path, split: str, count: int, seed: int, size: int = 1024, 
             stats["codes"].update(r["codes"])
             stats["jokers"].update(r["jokers"])
             stats["editions"].update(r["editions"])
+            stats["families"].update(r["families"])
             stats["scenes"][r["scene"]] += 1
             stats["backgrounds"][r["background"]] += 1
 
@@ -815,14 +954,16 @@ def _card(out: Path, seed: int, size: int, counts: dict[str, int], stats: dict[s
 
 
 def generate(out: Path, counts: dict[str, int], seed: int, size: int = 1024, workers: int = 1,
-             card: Path | None = CARD_PATH, progress: bool = True, command: str = "") -> dict[str, dict]:
+             card: Path | None = CARD_PATH, progress: bool = True, command: str = "",
+             scene_weights: dict[str, float] | None = None) -> dict[str, dict]:
     """Render every split in ``counts`` (e.g. ``{"train": 2000, "val": 200, "test": 200}``), write
     ``out/data.yaml``, ``out/README.md`` and, if ``card`` is given, the dataset card there."""
     if size < 128:
         raise ValueError(f"--size {size} is too small: use at least 128 pixels")
     out.mkdir(parents=True, exist_ok=True)
     started = time.time()
-    stats = {split: write_split(out, split, n, seed, size, workers, progress) for split, n in counts.items() if n > 0}
+    stats = {split: write_split(out, split, n, seed, size, workers, progress, scene_weights)
+             for split, n in counts.items() if n > 0}
     seconds = time.time() - started
     names = "names:\n  0: tile\n"
     yaml = f"path: {out.resolve()}\n" + "".join(f"{s}: {s}/images\n" for s in stats) + names
@@ -842,22 +983,36 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--train", type=int, default=2000, help="training images (default 2000)")
     p.add_argument("--val", type=int, default=200, help="validation images (default 200)")
     p.add_argument("--test", type=int, default=200, help="test images (default 200)")
+    p.add_argument("--fonts", type=int, default=0,
+                   help="test images whose numerals come only in the font families held out of training (default 0)")
+    p.add_argument("--scenes", default="",
+                   help="scene kind weights, e.g. rack=0.6,mixed=0.2,table=0.2 (default: "
+                        + ",".join(f"{k}={v}" for k, v in SCENE_KINDS.items()) + ")")
     p.add_argument("--seed", type=int, default=0, help="seed of the whole set (default 0)")
     p.add_argument("--size", type=int, default=1024, help="long side of most images in pixels (default 1024)")
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1: the CPU is shared)")
     p.add_argument("--card", default=str(CARD_PATH), help='dataset card to write, or "none" (default datasets/cards/synthetic.md)')
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
-    for name in ("train", "val", "test"):
+    for name in ("train", "val", "test", "fonts"):
         if getattr(args, name) < 0:
             p.error(f"--{name} must be 0 or more, not {getattr(args, name)}")
     if args.workers < 1:
         p.error(f"--workers must be at least 1, not {args.workers}")
     card = None if args.card.lower() == "none" else Path(args.card)
+    scene_weights = None
+    if args.scenes:
+        try:
+            scene_weights = {k.strip(): float(v) for k, v in (part.split("=") for part in args.scenes.split(","))}
+        except ValueError:
+            p.error(f'--scenes "{args.scenes}": write kind=weight pairs separated by commas, e.g. rack=0.6,table=0.4')
+        unknown = set(scene_weights) - set(SCENE_KINDS)
+        if unknown or sum(scene_weights.values()) <= 0 or min(scene_weights.values()) < 0:
+            p.error(f'--scenes "{args.scenes}": kinds are {", ".join(SCENE_KINDS)} with weights >= 0, not all 0')
     command = "python -m datasets.synth " + " ".join(sys.argv[1:] if argv is None else argv)
     try:
-        generate(args.out, {"train": args.train, "val": args.val, "test": args.test}, args.seed, args.size,
-                 args.workers, card, not args.quiet, command)
+        generate(args.out, {"train": args.train, "val": args.val, "test": args.test, "fonts": args.fonts}, args.seed,
+                 args.size, args.workers, card, not args.quiet, command, scene_weights)
     except ValueError as exc:
         p.error(str(exc))
     return 0

@@ -153,25 +153,51 @@ class TileModel:
         return boxes[keep].astype(np.float32), scores[keep].astype(np.float32)
 
     # ------------------------------------------------------------------ reader
-    def read_boxes(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """For each box: 53 tile probabilities, P(not a tile), up vector in image coordinates."""
+    @property
+    def has_features(self) -> bool:
+        """Whether the reader gives its features (needed by taught profiles, ``vision.teach``)."""
+        return len(self.reader.get_outputs()) >= 4
+
+    def read_crops(self, crops: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The reader on (N, S, S, 3) uint8 BGR crops: number (N, 15), colour (N, 4), up (N, 2) and,
+        for readers that export them, features (N, D); else an empty (N, 0) array."""
+        x = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+        outs = self.reader.run(None, {self.reader.get_inputs()[0].name: x})
+        features = outs[3] if len(outs) >= 4 else np.zeros((len(crops), 0), np.float32)
+        return outs[0], outs[1], outs[2], features
+
+    def crops(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray) -> np.ndarray:
+        """The reader's square crops of ``boxes_xyxy`` (N, S, S, 3), cut as in training."""
         from datasets.crops import crop_square
 
+        s = self.reader_size
+        return np.stack([crop_square(image_bgr, tuple(b), s) for b in boxes_xyxy])
+
+    def read_boxes(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray, profile=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For each box: 53 tile probabilities, P(not a tile), up vector in image coordinates.
+
+        ``profile`` (a :class:`vision.profile.Profile`) mixes a player's taught prototypes in.
+        """
         n = len(boxes_xyxy)
         if n == 0:
             return np.zeros((0, N_CODES), np.float32), np.zeros(0, np.float32), np.zeros((0, 2), np.float32)
-        s = self.reader_size
-        crops = np.stack([crop_square(image_bgr, tuple(b), s) for b in boxes_xyxy])
-        x = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
-        number, colour, up = self.reader.run(None, {self.reader.get_inputs()[0].name: x})
-        return combine(number, colour), number[:, 14].astype(np.float32), up.astype(np.float32)
+        number, colour, up, features = self.read_crops(self.crops(image_bgr, boxes_xyxy))
+        probs = combine(number, colour)
+        if profile is not None:
+            if features.shape[1] == 0:
+                from vision.profile import ProfileError
 
-    def detect(self, image_bgr: np.ndarray, timing: dict[str, float] | None = None) -> TileDetections:
-        """Find and read every tile of an upright BGR image."""
+                raise ProfileError("this reader gives no features, so it cannot read with a taught profile: "
+                                   "use the reader shipped with the profile support (models/tile_reader.onnx)")
+            probs = profile.apply(probs, features)
+        return probs, number[:, 14].astype(np.float32), up.astype(np.float32)
+
+    def detect(self, image_bgr: np.ndarray, timing: dict[str, float] | None = None, profile=None) -> TileDetections:
+        """Find and read every tile of an upright BGR image (with a taught ``profile``, if given)."""
         t0 = time.perf_counter()
         boxes, scores = self.find_boxes(image_bgr)
         t1 = time.perf_counter()
-        probs, p_none, up = self.read_boxes(image_bgr, boxes)
+        probs, p_none, up = self.read_boxes(image_bgr, boxes, profile)
         t2 = time.perf_counter()
         if timing is not None:
             timing["detect"] = (t1 - t0) * 1000

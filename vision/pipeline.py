@@ -11,7 +11,7 @@ import numpy as np
 from referee.ruleset import RuleSet
 from vision.detect import MODELS_DIR, DetectorSettings, TileModel
 
-__all__ = ["TableReader", "load_reader", "read_table"]
+__all__ = ["TableReader", "load_reader", "read_table", "read_photo"]
 
 MODES = ("table", "rack")
 
@@ -19,13 +19,21 @@ MODES = ("table", "rack")
 class TableReader:
     """The shipped models loaded once, ready to read any number of photos (thread-safe)."""
 
-    def __init__(self, models_dir: Path | str = MODELS_DIR, settings: DetectorSettings | None = None, threads: int | None = None) -> None:
+    def __init__(self, models_dir: Path | str = MODELS_DIR, settings: DetectorSettings | None = None, threads: int | None = None,
+                 profile=None) -> None:
         self.model = TileModel(models_dir, settings, threads)
+        self.profile = profile  # a vision.profile.Profile taught on the player's edition, or None
+
+    def with_profile(self, profile) -> "TableReader":
+        """The same loaded models reading with a taught :class:`~vision.profile.Profile` (None: without)."""
+        other = object.__new__(TableReader)
+        other.model, other.profile = self.model, profile
+        return other
 
     def detect(self, image_bgr: np.ndarray, timing: dict[str, float] | None = None):
         """The tiles of one photo as :class:`~vision.detections.TileDetections` (no layout)."""
         _check_image(image_bgr)
-        return self.model.detect(image_bgr, timing)
+        return self.model.detect(image_bgr, timing, self.profile)
 
     def read_table(self, image_bgr: np.ndarray, rules: RuleSet | None = None, mode: str = "table"):
         """Read every tile of an upright BGR photo, rebuild the sets and check them.
@@ -33,18 +41,38 @@ class TableReader:
         ``mode`` is "table" (sets on the table; racks found by their look) or "rack" (the photo
         shows one player's rack: every tile is a rack tile).
         """
+        h, w = image_bgr.shape[:2]
+        return self._read(image_bgr, (w, h), 1.0, rules, mode, {})
+
+    def read_photo(self, photo, rules: RuleSet | None = None, mode: str = "table"):
+        """Read a :class:`~vision.image.DecodedPhoto` (or photo bytes, decoded here with
+        :func:`~vision.image.decode_photo`): the fast path from a phone's JPEG, decoded straight at
+        the size the networks need. Boxes and sizes in the reading are the full photo's pixels;
+        ``timing_ms`` includes ``decode`` when bytes are given."""
+        from vision.image import DecodedPhoto, decode_photo
+
+        timing: dict[str, float] = {}
+        if not isinstance(photo, DecodedPhoto):
+            t0 = time.perf_counter()
+            photo = decode_photo(photo)
+            timing["decode"] = (time.perf_counter() - t0) * 1000
+        return self._read(photo.image, (photo.width, photo.height), photo.scale, rules, mode, timing)
+
+    def _read(self, image_bgr: np.ndarray, size: tuple[int, int], scale: float, rules: RuleSet | None, mode: str,
+              timing: dict[str, float]):
         from vision.decode import build_reading
+        from vision.detections import TileDetections
 
         if mode not in MODES:
             raise ValueError(f'unknown mode "{mode}": choose one of {", ".join(MODES)}')
-        timing: dict[str, float] = {}
         t0 = time.perf_counter()
         det = self.detect(image_bgr, timing)
+        if scale != 1.0:
+            det = TileDetections(det.boxes_xyxy * np.float32(scale), det.scores, det.probs, det.up_xy)
         t1 = time.perf_counter()
-        h, w = image_bgr.shape[:2]
-        reading = build_reading((w, h), det, rules or RuleSet.classic(), mode)
+        reading = build_reading(size, det, rules or RuleSet.classic(), mode)
         timing["layout"] = (time.perf_counter() - t1) * 1000
-        timing["total"] = (time.perf_counter() - t0) * 1000
+        timing["total"] = (time.perf_counter() - t0) * 1000 + timing.get("decode", 0.0)
         reading.timing_ms.update({k: round(v, 1) for k, v in timing.items()})
         return reading
 
@@ -72,3 +100,9 @@ def load_reader(models_dir: Path | str | None = None) -> TableReader:
 def read_table(image_bgr: np.ndarray, rules: RuleSet | None = None, mode: str = "table"):
     """Read a table photo with the shipped models (see :meth:`TableReader.read_table`)."""
     return load_reader().read_table(image_bgr, rules, mode)
+
+
+def read_photo(photo, rules: RuleSet | None = None, mode: str = "table"):
+    """Read photo bytes or a :class:`~vision.image.DecodedPhoto` with the shipped models (see
+    :meth:`TableReader.read_photo`)."""
+    return load_reader().read_photo(photo, rules, mode)

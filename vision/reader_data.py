@@ -20,6 +20,7 @@ from vision.reader_net import JOKER_CLASS, NONE_CLASS
 
 PATCH_DIAG = 80.0  # tiles are rescaled so that their box diagonal is about this many pixels
 PATCH_SIDE = 192  # room to rotate the tile and still cut a loose box around it
+PARTLY_HIDDEN_BELOW = 0.9  # as datasets.synth: below this share of the face seen, the label is the visible box
 
 
 @dataclass
@@ -164,13 +165,26 @@ def load_synthetic_samples(folder: Path, rng: np.random.Generator, max_images: i
         if image is None:
             continue
         tiles = []
+        partial = []
         for t in data["tiles"]:
+            if t.get("hidden"):
+                continue  # mostly behind the tier in front: no reading to learn (the detector skips it too)
             poly = np.array(t["polygon"], dtype=np.float32)
             # corners are top-left, top-right, bottom-right, bottom-left of the upright face
             up = (poly[0] + poly[1]) / 2 - (poly[3] + poly[2]) / 2
             up = up / (np.linalg.norm(up) + 1e-6)
-            tiles.append((parse_tile(t["code"]), poly, up))
+            if t.get("visible", 1.0) < PARTLY_HIDDEN_BELOW:
+                # The detector boxes what shows (datasets.synth labels the same): crop around that.
+                x1, y1, x2, y2 = t["visible_box"]
+                box = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float32)
+                partial.append((parse_tile(t["code"]), box, up))
+            else:
+                tiles.append((parse_tile(t["code"]), poly, up))
         samples += samples_from_photo(image, tiles, rng, "synthetic")
+        for tile, box, up in partial:
+            patch, ppoly = _extract(image, box)
+            number, colour = tile_targets(tile)
+            samples.append(Sample(patch, ppoly, number, colour, up.astype(np.float32), "synthetic-partial", True))
     return samples
 
 

@@ -58,15 +58,21 @@ class ReaderNet(nn.Module):
         f = self.trunk(x)
         return self.number(f), self.colour(f), self.up(f)
 
+    def features(self, x: torch.Tensor) -> torch.Tensor:
+        """The trunk's pooled features (what the heads read): taught profiles compare tiles by them."""
+        return self.trunk(x)
+
 
 class ExportWrapper(nn.Module):
-    """What ONNX carries: uint8-free float input, probabilities out, unit up vector."""
+    """What ONNX carries: float input, probabilities out, unit up vector, and the features (for
+    ``vision.teach``: a profile's prototypes of a player's own tiles live in this space)."""
 
     def __init__(self, net: ReaderNet) -> None:
         super().__init__()
         self.net = net
 
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        number, colour, up = self.net(x)
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        f = self.net.trunk(x)
+        number, colour, up = self.net.number(f), self.net.colour(f), self.net.up(f)
         up = up / (up.norm(dim=1, keepdim=True) + 1e-6)
-        return number.softmax(dim=1), colour.softmax(dim=1), up
+        return number.softmax(dim=1), colour.softmax(dim=1), up, f

@@ -1,0 +1,134 @@
+"""Taught profiles: the reader adapted to one player's tile edition by examples of its tiles.
+
+A player whose tiles read badly lays some out in rows, photographs them and types them
+(``python -m vision.teach``). Each tile's crop goes through the shipped reader, whose pooled
+features (the 4th output of ``tile_reader.onnx``) become *prototypes*: examples of what that code
+looks like in this edition. Reading with a profile, a tile's features are compared with the
+prototypes (cosine similarity, nearest example per code) and the resulting distribution is mixed
+into the reader's own probabilities; a code never taught keeps the reader's probability.
+
+Why prototypes and not a new head (measured in models/README.md): a head trained on one photo's
+50-odd crops has one example per class and overfits; nearest prototypes need no training, take
+milliseconds, and a code's prototypes only pull readings towards codes that were taught.
+
+The profile must never make a good reading worse: :func:`fit_profile` checks it on held-back
+crops of the teaching photos (other box jitters, light and blur than the prototypes were made
+from) and refuses a profile that reads them worse than the reader alone.
+
+A profile folder holds ``profile.json`` (codes, photos, the check's figures, the mixing weight)
+and ``prototypes.npy`` (float32, one L2-normalised feature row per taught crop).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from referee.tiles import Tile, parse_tile
+from vision.detections import N_CODES
+
+__all__ = ["Profile", "ProfileError", "load_profile", "PROFILE_FILE", "PROTOTYPES_FILE"]
+
+PROFILE_FILE = "profile.json"
+PROTOTYPES_FILE = "prototypes.npy"
+TEMPERATURE = 0.05  # cosine similarity -> probability sharpness (features are L2-normalised)
+
+
+class ProfileError(ValueError):
+    """A profile that cannot be taught, loaded or used, with a sentence saying why."""
+
+
+@dataclass
+class Profile:
+    """Prototypes of one edition's tiles in the reader's feature space.
+
+    Fields
+    ------
+    features: (M, D) float32, L2-normalised reader features of the taught crops.
+    codes: (M,) int, the ``Tile.index`` (0-52) of each row.
+    weight: how much of the reading comes from the prototypes where they are sure (0-1).
+    photos: how many teaching photos went in.
+    check: figures of the held-back check (reader alone vs with the profile).
+    reader: the reader file's size and card date the features come from (a profile taught on
+        another reader is refused: its feature space is another one).
+    """
+
+    features: np.ndarray
+    codes: np.ndarray
+    weight: float = 0.7
+    photos: int = 0
+    check: dict = field(default_factory=dict)
+    reader: dict = field(default_factory=dict)
+    created: str = ""
+
+    @property
+    def taught(self) -> list[str]:
+        """The tile codes with at least one prototype, in ``Tile.index`` order."""
+        return [Tile.from_index(int(i)).code for i in sorted(set(self.codes.tolist()))]
+
+    def apply(self, probs: np.ndarray, features: np.ndarray) -> np.ndarray:
+        """Mix the prototypes' opinion into (N, 53) reading probabilities, given the (N, D) features."""
+        if len(probs) == 0 or len(self.features) == 0:
+            return probs
+        proto = self.distribution(features)
+        sure = proto.max(axis=1, keepdims=True)  # far from every prototype: the reader keeps its say
+        w = self.weight * np.clip((sure - 0.3) / 0.5, 0.0, 1.0)
+        mixed = (1 - w) * probs + w * proto
+        return (mixed / np.clip(mixed.sum(axis=1, keepdims=True), 1e-9, None)).astype(np.float32)
+
+    def distribution(self, features: np.ndarray) -> np.ndarray:
+        """(N, 53) probabilities from the nearest prototype of each taught code (0 for untaught codes)."""
+        f = _normalise(np.asarray(features, np.float32))
+        sim = f @ self.features.T  # (N, M)
+        best = np.full((len(f), N_CODES), -np.inf, np.float32)
+        for code in np.unique(self.codes):
+            best[:, code] = sim[:, self.codes == code].max(axis=1)
+        z = (best - best.max(axis=1, keepdims=True)) / TEMPERATURE
+        e = np.where(np.isfinite(z), np.exp(z), 0.0)
+        return (e / np.clip(e.sum(axis=1, keepdims=True), 1e-9, None)).astype(np.float32)
+
+    def save(self, folder: Path | str) -> None:
+        """Write ``profile.json`` and ``prototypes.npy`` into ``folder`` (created if needed)."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        np.save(folder / PROTOTYPES_FILE, np.column_stack([self.codes.astype(np.float32), self.features]))
+        meta = {"version": 1, "taught": self.taught, "examples": int(len(self.codes)), "weight": self.weight,
+                "photos": self.photos, "check": self.check, "reader": self.reader,
+                "created": self.created or datetime.now(timezone.utc).isoformat(timespec="seconds")}
+        tmp = folder / (PROFILE_FILE + ".tmp")
+        tmp.write_text(json.dumps(meta, indent=1) + "\n")
+        tmp.replace(folder / PROFILE_FILE)  # a profile is never left half written
+
+
+def _normalise(f: np.ndarray) -> np.ndarray:
+    return f / np.clip(np.linalg.norm(f, axis=1, keepdims=True), 1e-9, None)
+
+
+def load_profile(folder: Path | str) -> Profile:
+    """Read a profile folder written by :meth:`Profile.save`; a clear :class:`ProfileError` otherwise."""
+    folder = Path(folder)
+    meta_path, proto_path = folder / PROFILE_FILE, folder / PROTOTYPES_FILE
+    if not meta_path.exists() or not proto_path.exists():
+        raise ProfileError(f"{folder} is not a taught profile (no {PROFILE_FILE} and {PROTOTYPES_FILE}): "
+                           "teach one with python -m vision.teach")
+    try:
+        meta = json.loads(meta_path.read_text())
+        table = np.load(proto_path)
+    except (OSError, ValueError) as exc:
+        raise ProfileError(f"the profile in {folder} is damaged ({exc}): teach it again") from None
+    if table.ndim != 2 or table.shape[1] < 2:
+        raise ProfileError(f"the profile in {folder} is damaged (prototypes of shape {table.shape}): teach it again")
+    codes = table[:, 0].astype(int)
+    if codes.min(initial=0) < 0 or codes.max(initial=0) >= N_CODES:
+        raise ProfileError(f"the profile in {folder} is damaged (tile codes out of range): teach it again")
+    return Profile(_normalise(table[:, 1:].astype(np.float32)), codes, float(meta.get("weight", 0.7)),
+                   int(meta.get("photos", 0)), meta.get("check", {}), meta.get("reader", {}), meta.get("created", ""))
+
+
+def codes_of(tiles: list[str]) -> np.ndarray:
+    """``Tile.index`` of each code (raises the referee's TileError, naming a bad code)."""
+    return np.array([parse_tile(c).index for c in tiles], int)

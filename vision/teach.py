@@ -1,0 +1,218 @@
+"""Teach the reader a player's tiles: ``python -m vision.teach PHOTO --tiles "R1 R2 | O1 O2" --profile DIR``.
+
+The player lays tiles out in rows (say 1-13 of each colour and the jokers), photographs them from
+above, and types them row by row, top to bottom, with ``|`` between rows. Every tile found on the
+photo is matched to what was typed (rows by height, tiles left to right); a count that does not
+match is a clear error naming the row. The crops become prototypes of a profile
+(:mod:`vision.profile`), checked on held-back crops before it is saved: a profile that would read
+the teaching tiles worse than the reader alone is refused. Calling it again with the same ``--profile``
+adds the new photo's tiles to the profile.
+
+Read with it: ``python -m vision.read PHOTO --profile DIR [--rack] [--json]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from referee.tiles import TileError, parse_tile
+from vision.profile import Profile, ProfileError, load_profile
+
+__all__ = ["TeachResult", "teach", "rows_of", "fit_profile", "main"]
+
+# Crops per taught tile: prototypes are made from PROTOTYPE_VIEWS jittered views, the check reads
+# CHECK_VIEWS others (different box jitter, light and blur), so it sees crops the prototypes never did.
+PROTOTYPE_VIEWS = 4
+CHECK_VIEWS = 4
+WEIGHTS = (0.3, 0.5, 0.7, 0.9)  # mixing weights tried by the check; the smallest of the best wins
+
+
+@dataclass(frozen=True)
+class TeachResult:
+    """What a teaching call did: tiles taught from this photo, the check, the profile's size."""
+
+    tiles: int
+    rows: int
+    reader_alone: float  # exact reading of the held-back crops by the reader alone
+    with_profile: float  # ... and with the profile (all photos taught so far)
+    weight: float
+    examples: int  # prototypes in the profile after this photo
+    codes: int  # distinct codes taught so far
+    seconds: float
+
+    def to_dict(self) -> dict:
+        return {"tiles": self.tiles, "rows": self.rows, "reader_alone": round(self.reader_alone, 4),
+                "with_profile": round(self.with_profile, 4), "weight": self.weight, "examples": self.examples,
+                "codes": self.codes, "seconds": round(self.seconds, 2)}
+
+
+def parse_rows(text: str) -> list[list[str]]:
+    """``"R1 R2 | O1 O2"`` -> [["R1", "R2"], ["O1", "O2"]]; a bad code raises TileError naming it."""
+    rows = [r.split() for r in text.split("|")]
+    if not any(rows):
+        raise ProfileError('type the tiles of the photo row by row, e.g. --tiles "R1 R2 R3 | O1 O2 O3"')
+    for i, row in enumerate(rows, 1):
+        if not row:
+            raise ProfileError(f"row {i} of --tiles is empty: put one | between two rows of tiles")
+        for code in row:
+            parse_tile(code)
+    return [[parse_tile(c).code for c in row] for row in rows]
+
+
+def rows_of(boxes: np.ndarray) -> list[list[int]]:
+    """Indices of ``boxes`` (xyxy) grouped in rows, top to bottom, each left to right.
+
+    A new row starts where a box's centre lies more than 0.6 of the median tile height below the
+    running centre of the current row.
+    """
+    if len(boxes) == 0:
+        return []
+    cy = (boxes[:, 1] + boxes[:, 3]) / 2
+    h = float(np.median(boxes[:, 3] - boxes[:, 1]))
+    rows: list[list[int]] = []
+    for i in np.argsort(cy):
+        if rows and abs(cy[i] - np.mean(cy[rows[-1]])) <= 0.6 * h:
+            rows[-1].append(int(i))
+        else:
+            rows.append([int(i)])
+    return [sorted(r, key=lambda k: float(boxes[k, 0] + boxes[k, 2])) for r in rows]
+
+
+def _views(image: np.ndarray, boxes: np.ndarray, model, rng: np.random.Generator, count: int) -> np.ndarray:
+    """``count`` jittered crops of each box: (len(boxes) * count, S, S, 3), box-major order."""
+    import cv2
+
+    from vision.reader_data import photometric
+
+    out = []
+    for box in boxes:
+        w, h = box[2] - box[0], box[3] - box[1]
+        for _ in range(count):
+            jit = rng.normal(0, 0.05, 4) * np.array([w, h, w, h])
+            crop = model.crops(image, (box + jit)[None])[0]
+            crop = photometric(crop, rng) if rng.random() < 0.8 else crop
+            if rng.random() < 0.2:
+                crop = cv2.GaussianBlur(crop, (3, 3), 0)
+            out.append(crop)
+    return np.stack(out)
+
+
+def fit_profile(model, views: np.ndarray, codes: np.ndarray, check_views: np.ndarray, check_codes: np.ndarray,
+                previous: Profile | None = None) -> tuple[Profile, float, float]:
+    """A profile from prototype ``views`` (plus a ``previous`` profile's), its weight chosen on the
+    held-back ``check_views``; returns (profile, reader-alone accuracy, accuracy with the profile).
+
+    Raises :class:`ProfileError` when no weight reads the check crops at least as well as the
+    reader alone: that profile would make good readings worse.
+    """
+    from vision.detect import combine
+
+    number, colour, _, feats = model.read_crops(views)
+    if feats.shape[1] == 0:
+        raise ProfileError("this reader gives no features, so no profile can be taught: use models/tile_reader.onnx "
+                           "as shipped (it exports them)")
+    features, proto_codes = feats, codes
+    if previous is not None:
+        if previous.features.shape[1] != feats.shape[1]:
+            raise ProfileError("the profile was taught on another reader (its features differ): teach it again "
+                               "into a new folder")
+        features, proto_codes = np.vstack([previous.features, feats]), np.concatenate([previous.codes, codes])
+    cn, cc, _, cf = model.read_crops(check_views)
+    base = combine(cn, cc)
+    alone = float((base.argmax(axis=1) == check_codes).mean())
+    best: tuple[float, float] | None = None
+    for weight in WEIGHTS:
+        trial = Profile(features / np.linalg.norm(features, axis=1, keepdims=True), proto_codes, weight)
+        acc = float((trial.apply(base, cf).argmax(axis=1) == check_codes).mean())
+        if best is None or acc > best[1] + 1e-9:
+            best = (weight, acc)
+    assert best is not None
+    weight, acc = best
+    if acc < alone:
+        raise ProfileError(f"refused: with this profile {acc:.1%} of the held-back crops read right, "
+                           f"against {alone:.1%} with the reader alone; check the typed tiles against the photo")
+    photos = (previous.photos if previous else 0) + 1
+    profile = Profile(features / np.linalg.norm(features, axis=1, keepdims=True), proto_codes, weight, photos,
+                      {"reader_alone": round(alone, 4), "with_profile": round(acc, 4), "check_crops": int(len(check_codes))})
+    return profile, alone, acc
+
+
+def teach(photo_bytes: bytes, rows_text: str, profile_dir: Path | str | None, reader=None, seed: int = 0,
+          save: bool = True) -> tuple[Profile, TeachResult]:
+    """Teach one photo's typed tiles into the profile at ``profile_dir`` (created or extended)."""
+    from vision.image import decode_photo
+    from vision.pipeline import load_reader
+
+    t0 = time.perf_counter()
+    rows = parse_rows(rows_text)
+    reader = reader or load_reader()
+    model = reader.model
+    photo = decode_photo(photo_bytes)
+    image = photo.image
+    boxes, _ = model.find_boxes(image)
+    found = rows_of(boxes)
+    if len(found) != len(rows):
+        raise ProfileError(f"you typed {len(rows)} row{'s' if len(rows) != 1 else ''} of tiles, the photo shows "
+                           f"{len(found)}: lay the tiles in clear rows, photograph them from above, and type one row per line")
+    for i, (typed, seen) in enumerate(zip(rows, found), 1):
+        if len(typed) != len(seen):
+            raise ProfileError(f"row {i}: you typed {len(typed)} tiles, the photo shows {len(seen)} there")
+    order = [k for row in found for k in row]
+    codes = np.array([parse_tile(c).index for row in rows for c in row], int)
+    chosen = boxes[order]
+    rng = np.random.default_rng(seed)
+    views = _views(image, chosen, model, rng, PROTOTYPE_VIEWS)
+    check = _views(image, chosen, model, np.random.default_rng(seed + 1), CHECK_VIEWS)
+    previous = None
+    if profile_dir is not None and (Path(profile_dir) / "profile.json").exists():
+        previous = load_profile(profile_dir)
+    profile, alone, acc = fit_profile(model, views, np.repeat(codes, PROTOTYPE_VIEWS), check,
+                                      np.repeat(codes, CHECK_VIEWS), previous)
+    card = model.cards.get("tile_reader", {})
+    profile.reader = {"date": card.get("date", ""), "command": card.get("command", "")}
+    if save and profile_dir is not None:
+        profile.save(profile_dir)
+    result = TeachResult(len(codes), len(rows), alone, acc, profile.weight, len(profile.codes), len(set(profile.codes.tolist())),
+                         time.perf_counter() - t0)
+    return profile, result
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m vision.teach", description=__doc__.split("\n\n")[0].split(": ", 1)[0])
+    p.add_argument("photo", type=Path, help="photo of the tiles laid out in rows")
+    p.add_argument("--tiles", required=True, help='the tiles row by row, top to bottom, | between rows: "R1 R2 R3 | O1 O2 O3"')
+    p.add_argument("--profile", required=True, type=Path, help="profile folder (created, or extended if it exists)")
+    p.add_argument("--models", type=Path, default=None, help="folder of the shipped models (default models/)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    args = p.parse_args(argv)
+    from vision.image import ImageError
+    from vision.pipeline import load_reader
+
+    try:
+        data = args.photo.read_bytes()
+    except OSError as exc:
+        print(f"error: cannot read {args.photo}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    try:
+        _, result = teach(data, args.tiles, args.profile, load_reader(args.models))
+    except (ProfileError, TileError, ImageError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(result.to_dict()))
+    else:
+        print(f"taught {result.tiles} tiles in {result.rows} rows into {args.profile} ({result.codes} codes, "
+              f"{result.examples} examples); held-back check: {result.reader_alone:.1%} read right by the reader alone, "
+              f"{result.with_profile:.1%} with the profile; {result.seconds:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
