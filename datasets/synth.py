@@ -511,7 +511,7 @@ def _up_deg(poly: np.ndarray) -> float:
 
 
 def render_scene(rng: Rng, size: int = 1024, families: list[str] | None = None,
-                 scene_weights: dict[str, float] | None = None) -> tuple[np.ndarray, dict]:
+                 scene_weights: dict[str, float] | None = None, style: TileStyle | None = None) -> tuple[np.ndarray, dict]:
     """Render one scene; return the image (BGR uint8) and its record.
 
     The record holds ``width``, ``height``, ``scene`` (a key of :data:`SCENE_KINDS`),
@@ -525,13 +525,14 @@ def render_scene(rng: Rng, size: int = 1024, families: list[str] | None = None,
     :data:`HIDDEN_BELOW` of the face shows: neither to be found nor penalised).
 
     ``families`` limits the numerals' font families (default: the training families of
-    :mod:`datasets.fonts`); ``scene_weights`` overrides :data:`SCENE_KINDS`.
+    :mod:`datasets.fonts`); ``scene_weights`` overrides :data:`SCENE_KINDS`; ``style`` draws every
+    tile in that one look (one player's edition, e.g. to measure a taught profile).
     """
     W, H = _image_size(rng, size)
     kind = _choose(rng, scene_weights or SCENE_KINDS)
     n_ed = 1 if rng.random() < 0.9 else 2
     eds = [_choose(rng, EDITION_WEIGHTS) for _ in range(n_ed)]
-    styles = [sample_style(e, rng, families) for e in eds]
+    styles = [sample_style(e, rng, families) for e in eds] if style is None else [style]
     h_mm = TILE_H_MM * rng.uniform(0.9, 1.12)
     scale = max(W, H) / 1024
     fov = rng.uniform(55, 72)

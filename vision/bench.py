@@ -1,13 +1,18 @@
-"""Speed of reading a photo: ``python -m vision.bench [--runs 15] [--json]``.
+"""Speed of reading a photo, from the JPEG's bytes: ``python -m vision.bench [--json]``.
 
-The photo is a real 54-tile table photo from the shared test split, upscaled to 4000x3000
-(12 megapixels) and JPEG-encoded, as a phone would send it. A second figure reads the same photo
-as a far shot (``datasets.far_shots``: in the middle of a cloth twice its size, then 12 MP), where
-the tiles are small enough for the detector's quarter pass. Figures are medians of warm runs,
-and each is reported as a ratio against a baseline measured in the same run (these machines
-are noisy): plain ``ultralytics`` ``predict`` of the same detector weights (``models/tile_detector.pt``,
-needs the train extra) - which only finds boxes, where our figure includes reading every tile,
-laying out the sets and checking them.
+The inputs are phone-sized JPEGs (12 megapixels, 4000x3000 or 4624x3468) made on the fly: every
+real photo of the shared test split upscaled (tables), and rendered rack close-ups of the rack test
+split (``datasets.synth``, when rendered under ``data/``). Each input is timed ONCE, in a process
+warmed on another photo (a repeat of the same input would measure caches), and each against a
+baseline measured on the same input in the same run, interleaved (these machines are noisy):
+
+* ours: :meth:`vision.pipeline.TableReader.read_photo` on the bytes: decoding (straight at the size
+  reading needs), finding and reading every tile, laying out the sets and checking them;
+* baseline: ``cv2.imdecode`` of the same bytes plus a plain ultralytics ``predict`` of the same
+  detector weights (``models/tile_detector.pt``; needs the train extra), which only finds boxes.
+
+The figure is the ratio of the medians (target <= 1.0). Also reported: the old path (whole decode
+with Pillow, then ``read_table``) and our detector alone.
 """
 
 from __future__ import annotations
@@ -21,101 +26,110 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-BENCH_PHOTO = "rummy-2_jpeg"
-SIZE = (4000, 3000)
+SIZES = ((4000, 3000), (4624, 3468))
+RACK_SCENES = Path("data/synth_racks/test")
 
 
-def bench_photo(far: float = 1.0) -> bytes:
-    """The 12-MP benchmark photo as JPEG bytes (made on the fly: the data set is not copied here);
-    ``far`` > 1 puts it in the middle of a cloth that many times its size first."""
-    from datasets.far_shots import CLOTHS, far_shot
-    from datasets.real import real_root
-
-    folder = real_root() / "test" / "images"
-    path = next(folder.glob(BENCH_PHOTO + "*.jpg"), None)
-    if path is None:
-        raise SystemExit(f"benchmark photo {BENCH_PHOTO}* not found in {folder}")
-    image = cv2.imread(str(path))
-    if far > 1:
-        image, _boxes = far_shot(image, np.zeros((0, 4), np.float32), far, CLOTHS[0])
-    image = cv2.resize(image, SIZE, interpolation=cv2.INTER_CUBIC)
-    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+def _jpeg(image: np.ndarray, size: tuple[int, int]) -> bytes:
+    if image.shape[0] > image.shape[1]:
+        size = (size[1], size[0])
+    big = cv2.resize(image, size, interpolation=cv2.INTER_CUBIC)
+    ok, data = cv2.imencode(".jpg", big, [cv2.IMWRITE_JPEG_QUALITY, 92])
     assert ok
     return data.tobytes()
 
 
-def _median_ms(fn, runs: int) -> float:
-    fn()  # warm
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(times)
+def bench_photos(limit_racks: int = 12) -> list[tuple[str, str, bytes]]:
+    """(kind, name, 12-MP JPEG bytes) of every benchmark input."""
+    from datasets.real import real_root
+
+    out = []
+    for i, path in enumerate(sorted((real_root() / "test" / "images").glob("*.jpg"))):
+        out.append(("table", path.stem[:20], _jpeg(cv2.imread(str(path)), SIZES[i % 2])))
+    racks = []
+    if (RACK_SCENES / "tiles").is_dir():
+        for label in sorted((RACK_SCENES / "tiles").glob("*.json")):
+            record = json.loads(label.read_text())
+            if record["scene"] == "rack" and record["tiles"]:
+                racks.append(RACK_SCENES / "images" / record["image"])
+    for i, path in enumerate(racks[:limit_racks]):
+        out.append(("rack", path.stem, _jpeg(cv2.imread(str(path)), SIZES[i % 2])))
+    return out
 
 
-def run(runs: int = 15) -> dict:
+def _time(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t0) * 1000
+
+
+def run() -> dict:
+    from datasets.real import real_root
     from vision.image import decode_image
     from vision.pipeline import load_reader
 
-    data = bench_photo()
-    image = decode_image(data)
+    photos = bench_photos()
     reader = load_reader()
-    results: dict = {"photo": f"{BENCH_PHOTO} upscaled to {SIZE[0]}x{SIZE[1]}, {len(data) / 1e6:.1f} MB JPEG", "runs": runs}
-    results["decode_ms"] = _median_ms(lambda: decode_image(data), runs)
-    results["read_table_ms"] = _median_ms(lambda: reader.read_table(image), runs)
-    results["detect_only_ms"] = _median_ms(lambda: reader.model.find_boxes(image), runs)
-    stages: dict[str, list[float]] = {}
-    for _ in range(runs):
-        reading = reader.read_table(image)
-        for k, v in reading.timing_ms.items():
-            stages.setdefault(k, []).append(v)
-    results["stages_ms"] = {k: round(statistics.median(v), 1) for k, v in stages.items()}
-    results["tiles_read"] = len(reader.read_table(image).tiles)
-    far_image = decode_image(bench_photo(far=2.0))
-    results["far_read_table_ms"] = _median_ms(lambda: reader.read_table(far_image), runs)
-    results["far_tiles_read"] = len(reader.read_table(far_image).tiles)
-    pt = Path(__file__).resolve().parent.parent / "models" / "tile_detector.pt"
+    warm = _jpeg(cv2.imread(str(sorted((real_root() / "valid" / "images").glob("*.jpg"))[0])), SIZES[0])
+    reader.read_photo(warm)
     try:
         from vision import yolo_env
 
         yolo_env.prepare()
         from ultralytics import YOLO
     except ImportError:
-        results["baseline"] = "ultralytics not installed (pip install -e '.[train]'): no baseline"
-        return results
-    model = YOLO(str(pt))
+        raise SystemExit("the baseline needs ultralytics: pip install -e '.[train]'") from None
+    model = YOLO(str(Path(__file__).resolve().parent.parent / "models" / "tile_detector.pt"))
     imgsz = reader.model.det_size[0]
-    results["ultralytics_predict_ms"] = _median_ms(lambda: model.predict(image, imgsz=imgsz, device="cpu", verbose=False), runs)
-    results["ratio_read_table_vs_ultralytics"] = round(results["read_table_ms"] / results["ultralytics_predict_ms"], 2)
-    results["ratio_detect_vs_ultralytics"] = round(results["detect_only_ms"] / results["ultralytics_predict_ms"], 2)
-    results["ratio_far_read_table_vs_ultralytics"] = round(results["far_read_table_ms"] / results["ultralytics_predict_ms"], 2)
-    for k in ("decode_ms", "read_table_ms", "detect_only_ms", "far_read_table_ms", "ultralytics_predict_ms"):
-        results[k] = round(results[k], 1)
+
+    def baseline(data: bytes) -> None:
+        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        model.predict(image, imgsz=imgsz, device="cpu", verbose=False)
+
+    baseline(warm)
+    rows = []
+    for i, (kind, name, data) in enumerate(photos):
+        row = {"kind": kind, "photo": name, "mb": round(len(data) / 1e6, 2)}
+        first_ours = i % 2 == 0  # interleave the order: neither side always runs on a warmer cache
+        if first_ours:
+            row["ours_ms"] = _time(lambda: reader.read_photo(data))
+            row["baseline_ms"] = _time(lambda: baseline(data))
+        else:
+            row["baseline_ms"] = _time(lambda: baseline(data))
+            row["ours_ms"] = _time(lambda: reader.read_photo(data))
+        image = decode_image(data)
+        row["old_path_ms"] = row["whole_decode_ms"] = _time(lambda: decode_image(data))
+        row["old_path_ms"] += _time(lambda: reader.read_table(image))
+        row["detector_ms"] = _time(lambda: reader.model.find_boxes(image))
+        row["tiles"] = len(reader.read_photo(data).tiles)
+        rows.append(row)
+    results: dict = {"inputs": len(rows), "rows": rows}
+    for kind in ("all", "table", "rack"):
+        sel = [r for r in rows if kind == "all" or r["kind"] == kind]
+        if not sel:
+            continue
+        med = {k: statistics.median(r[k] for r in sel) for k in ("ours_ms", "baseline_ms", "old_path_ms", "detector_ms")}
+        results[kind] = {"photos": len(sel), **{k: round(v, 1) for k, v in med.items()},
+                         "ratio_ours_vs_baseline": round(med["ours_ms"] / med["baseline_ms"], 2),
+                         "ratio_old_path_vs_baseline": round(med["old_path_ms"] / med["baseline_ms"], 2)}
     return results
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.bench", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    results = run(args.runs)
+    results = run()
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
-    print(f"photo: {results['photo']}; {results['tiles_read']} tiles read; medians of {args.runs} warm runs")
-    print(f"  decode (EXIF, to BGR)          {results['decode_ms']:8.1f} ms")
-    print(f"  read_table (decoded -> sets)   {results['read_table_ms']:8.1f} ms   stages {results['stages_ms']}")
-    print(f"  our detector alone             {results['detect_only_ms']:8.1f} ms")
-    print(f"  read_table, far shot           {results['far_read_table_ms']:8.1f} ms   {results['far_tiles_read']} tiles read")
-    if "ultralytics_predict_ms" in results:
-        print(f"  ultralytics predict (baseline) {results['ultralytics_predict_ms']:8.1f} ms")
-        print(f"  ratio read_table / baseline    {results['ratio_read_table_vs_ultralytics']:8.2f}")
-        print(f"  ratio our detector / baseline  {results['ratio_detect_vs_ultralytics']:8.2f}")
-        print(f"  ratio far read_table / baseline{results['ratio_far_read_table_vs_ultralytics']:8.2f}")
-    else:
-        print("  " + results["baseline"])
+    print(f"{results['inputs']} inputs, each timed once in a warm process (medians; baseline = cv2.imdecode + ultralytics predict)")
+    for kind in ("all", "table", "rack"):
+        if kind in results:
+            r = results[kind]
+            print(f"  {kind:5} {r['photos']:3} photos: ours {r['ours_ms']:7.1f} ms, baseline {r['baseline_ms']:7.1f} ms, "
+                  f"ratio {r['ratio_ours_vs_baseline']:.2f}; old path (whole decode + read_table) {r['old_path_ms']:7.1f} ms "
+                  f"(ratio {r['ratio_old_path_vs_baseline']:.2f}); our detector alone {r['detector_ms']:.1f} ms")
     return 0
 
 

@@ -58,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object (see DESIGN.md)")
     parser.add_argument("--overlay", metavar="OUT.png", help="also draw the reading on the photo into this file")
     parser.add_argument("--rack", action="store_true", help="the photo shows a player's rack")
+    parser.add_argument("--profile", metavar="DIR", help="read with a profile taught on your tiles (python -m vision.teach)")
     parser.add_argument("--rules", default="classic", help="rule set: classic or xp (tile counts for decoding)")
     parser.add_argument("--dice", action="store_true", help="the photo shows a Rummikub Dice roll: read the nine top faces")
     parser.add_argument(
@@ -75,7 +76,8 @@ def _read(args: argparse.Namespace) -> int:
 
     from referee.ruleset import RuleSet, RuleSetError
     from vision.detect import ModelMissingError
-    from vision.image import ImageError, decode_image
+    from vision.image import WORKING_SIDE, ImageError, decode_photo
+    from vision.profile import ProfileError, load_profile
 
     try:
         rules = RuleSet.preset(args.rules)
@@ -90,7 +92,9 @@ def _read(args: argparse.Namespace) -> int:
         return 2
     t0 = time.perf_counter()
     try:
-        image = decode_image(data)
+        # A large JPEG decodes straight at the size reading needs; the overlay and dice want it whole.
+        photo = decode_photo(data, working_side=None if (args.overlay or args.dice) else WORKING_SIDE)
+        image = photo.image
     except ImageError as exc:
         _error(f"{path}: {exc}")
         return 2
@@ -106,7 +110,13 @@ def _read(args: argparse.Namespace) -> int:
     except ModelMissingError as exc:
         _error(exc)
         return 3
-    reading = reader.read_table(image, rules, mode="rack" if args.rack else "table")
+    try:
+        if args.profile:
+            reader = reader.with_profile(load_profile(args.profile))
+        reading = reader.read_photo(photo, rules, mode="rack" if args.rack else "table")
+    except ProfileError as exc:
+        _error(exc)
+        return 2
     reading.timing_ms["decode"] = round(decode_ms, 1)
     out = reading.to_dict()
     if args.overlay:

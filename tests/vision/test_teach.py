@@ -1,0 +1,135 @@
+"""Taught profiles (vision.profile) and teaching (vision.teach), and decoding a JPEG at reading size."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+
+from referee.tiles import TileError, parse_tile
+from vision.detect import MODELS_DIR
+from vision.image import decode_image, decode_photo
+from vision.profile import Profile, ProfileError, load_profile
+from vision.teach import parse_rows, rows_of
+
+
+def _jpeg(width: int, height: int, orientation: int | None = None) -> bytes:
+    image = np.zeros((height, width, 3), np.uint8)
+    image[: height // 4, : width // 4] = (255, 0, 0)  # RGB red block top-left
+    out = io.BytesIO()
+    kwargs = {}
+    if orientation is not None:
+        exif = Image.Exif()
+        exif[0x0112] = orientation
+        kwargs["exif"] = exif.tobytes()
+    Image.fromarray(image).save(out, format="JPEG", quality=90, **kwargs)
+    return out.getvalue()
+
+
+def test_decode_photo_decodes_a_large_jpeg_at_reading_size() -> None:
+    photo = decode_photo(_jpeg(4624, 3468))
+    assert (photo.width, photo.height) == (4624, 3468)
+    assert photo.image.shape[:2] == (1734, 2312) and photo.scale == pytest.approx(2.0)
+    # The same pixels as decoding whole and shrinking (the red block where it was).
+    assert photo.image[100, 100, 2] > 200 and photo.image[1000, 1500, 2] < 50
+
+
+def test_decode_photo_keeps_small_photos_and_png_whole() -> None:
+    small = decode_photo(_jpeg(1600, 1200))
+    assert small.image.shape[:2] == (1200, 1600) and small.scale == 1.0
+    buf = io.BytesIO()
+    Image.fromarray(np.zeros((3000, 4200, 3), np.uint8)).save(buf, format="PNG")
+    png = decode_photo(buf.getvalue())
+    assert png.image.shape[:2] == (3000, 4200) and png.scale == 1.0
+
+
+def test_decode_photo_follows_exif_rotation() -> None:
+    photo = decode_photo(_jpeg(4624, 3468, orientation=6))  # stored landscape, shown portrait
+    assert (photo.width, photo.height) == (3468, 4624)
+    assert photo.image.shape[:2] == (2312, 1734) and photo.scale == pytest.approx(2.0)
+    assert decode_image(_jpeg(4624, 3468, orientation=6)).shape[:2] == (4624, 3468)
+
+
+def test_parse_rows() -> None:
+    assert parse_rows("R1 R2 | o3 J") == [["R1", "R2"], ["O3", "J"]]
+    with pytest.raises(TileError, match="R14"):
+        parse_rows("R1 R14")
+    with pytest.raises(ProfileError, match="row 2"):
+        parse_rows("R1 | | R2")
+
+
+def test_rows_of_groups_boxes_top_to_bottom_left_to_right() -> None:
+    boxes = np.array([[200, 12, 240, 62], [0, 0, 40, 50], [100, 5, 140, 55],  # a slightly tilted row
+                      [50, 100, 90, 150], [0, 98, 40, 148]], np.float32)
+    assert rows_of(boxes) == [[1, 2, 0], [4, 3]]
+    assert rows_of(np.zeros((0, 4), np.float32)) == []
+
+
+def _profile() -> Profile:
+    feats = np.eye(4, 8, dtype=np.float32)  # four taught examples, orthogonal features
+    codes = np.array([parse_tile(c).index for c in ("R1", "R7", "B4", "J")])
+    return Profile(feats, codes, weight=0.9)
+
+
+def test_profile_pulls_a_reading_towards_the_nearest_taught_tile() -> None:
+    profile = _profile()
+    probs = np.full((1, 53), 0.1 / 52, np.float32)
+    probs[0, parse_tile("R4").index] = 0.9  # the reader says R4 ...
+    feats = np.zeros((1, 8), np.float32)
+    feats[0, 1] = 1.0  # ... but it looks exactly like the taught R7
+    out = profile.apply(probs, feats)
+    assert out.argmax() == parse_tile("R7").index and out.sum() == pytest.approx(1.0, abs=1e-5)
+
+
+def test_profile_leaves_readings_far_from_every_prototype_alone() -> None:
+    profile = _profile()
+    probs = np.full((1, 53), 0.1 / 52, np.float32)
+    probs[0, parse_tile("K9").index] = 0.9
+    feats = np.zeros((1, 8), np.float32)
+    feats[0, 6] = 1.0  # like none of them: equal similarity to all -> the prototypes are unsure
+    out = profile.apply(probs, feats)
+    assert out.argmax() == parse_tile("K9").index
+
+
+def test_profile_round_trip_and_damaged_files(tmp_path: Path) -> None:
+    profile = _profile()
+    profile.save(tmp_path / "p")
+    back = load_profile(tmp_path / "p")
+    assert back.taught == ["B4", "R1", "R7", "J"] or set(back.taught) == {"B4", "R1", "R7", "J"}
+    assert np.allclose(back.features, profile.features) and back.weight == 0.9
+    with pytest.raises(ProfileError, match="not a taught profile"):
+        load_profile(tmp_path / "nothing")
+    (tmp_path / "p" / "prototypes.npy").write_bytes(b"garbage")
+    with pytest.raises(ProfileError, match="damaged"):
+        load_profile(tmp_path / "p")
+
+
+HAVE_FEATURE_READER = False
+if (MODELS_DIR / "tile_reader.onnx").exists():
+    import onnxruntime as ort
+
+    HAVE_FEATURE_READER = len(ort.InferenceSession(str(MODELS_DIR / "tile_reader.onnx")).get_outputs()) >= 4
+
+
+@pytest.mark.model
+@pytest.mark.skipif(not HAVE_FEATURE_READER, reason="the shipped reader does not export features")
+def test_teach_a_rendered_layout_then_read_with_it(tmp_path: Path) -> None:
+    from datasets.teach_scenes import FULL_SET_ROWS, render_layout
+    from vision.teach import main as teach_main
+
+    rng = np.random.default_rng(3)
+    img, _ = render_layout(rng, FULL_SET_ROWS, family="dejavu_sans", size=1400)
+    photo = tmp_path / "layout.jpg"
+    cv2.imwrite(str(photo), img)
+    rows = " | ".join(" ".join(r) for r in FULL_SET_ROWS)
+    assert teach_main([str(photo), "--tiles", rows, "--profile", str(tmp_path / "prof")]) == 0
+    profile = load_profile(tmp_path / "prof")
+    assert len(profile.taught) == 53 and profile.check["with_profile"] >= profile.check["reader_alone"]
+    # A count that does not match the photo is refused, naming the row; nothing is written.
+    wrong = " | ".join(" ".join(r) for r in FULL_SET_ROWS[:-1]) + " | J"
+    assert teach_main([str(photo), "--tiles", wrong, "--profile", str(tmp_path / "other")]) == 2
+    assert not (tmp_path / "other").exists()
