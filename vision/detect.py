@@ -54,6 +54,13 @@ class DetectorSettings:
     quarters_overlap: float = 0.2
     """Share of each quarter's width and height that overlaps its neighbour, so that a tile cut
     by one quarter's edge lies whole in the next (``datasets.zoom_crops`` trains on the same)."""
+    ocr_below: float = 0.0
+    """A tile whose most probable number has less than this probability gets a second opinion
+    from the general text recogniser (``vision.ocr``), when it is installed. 0: never."""
+    ocr_weight: float = 1.0
+    """Exponent of the recogniser's number probabilities in the product with the reader's."""
+    ocr_max_tiles: int = 16
+    """At most this many doubtful tiles per photo go to the recogniser (it costs ~13 ms a tile)."""
 
 
 def _session(path: Path, threads: int | None):
@@ -79,6 +86,7 @@ class TileModel:
         shape = self.detector.get_inputs()[0].shape  # [1, 3, H, W]
         self.det_size = (int(shape[3]), int(shape[2]))
         self.reader_size = int(self.reader.get_inputs()[0].shape[3])
+        self._ocr = None  # vision.ocr.NumberOCR, loaded on the first doubtful tile
         self.cards = {}
         for name in ("tile_detector", "tile_reader"):
             card = models_dir / f"{name}.json"
@@ -182,6 +190,8 @@ class TileModel:
         if n == 0:
             return np.zeros((0, N_CODES), np.float32), np.zeros(0, np.float32), np.zeros((0, 2), np.float32)
         number, colour, up, features = self.read_crops(self.crops(image_bgr, boxes_xyxy))
+        if self.settings.ocr_below > 0:
+            number = self._second_opinion(image_bgr, boxes_xyxy, number, up)
         probs = combine(number, colour)
         if profile is not None:
             if features.shape[1] == 0:
@@ -191,6 +201,29 @@ class TileModel:
                                    "use the reader shipped with the profile support (models/tile_reader.onnx)")
             probs = profile.apply(probs, features)
         return probs, number[:, 14].astype(np.float32), up.astype(np.float32)
+
+    def _second_opinion(self, image_bgr: np.ndarray, boxes: np.ndarray, number: np.ndarray, up: np.ndarray) -> np.ndarray:
+        """Number probabilities with the text recogniser's opinion multiplied in, for doubtful tiles."""
+        numbered = number[:, :13].sum(axis=1)
+        top = number[:, :13].max(axis=1) / np.clip(numbered, 1e-9, None)
+        doubtful = np.flatnonzero((top < self.settings.ocr_below) & (numbered > 0.5))
+        if len(doubtful) == 0:
+            return number
+        if self._ocr is None:
+            from vision.ocr import NumberOCR, ocr_available
+
+            if not ocr_available():
+                return number
+            self._ocr = NumberOCR()
+        from vision.ocr import upright_numeral
+
+        doubtful = doubtful[np.argsort(top[doubtful])][: self.settings.ocr_max_tiles]
+        crops = [upright_numeral(image_bgr, boxes[i], up[i]) for i in doubtful]
+        opinion = self._ocr.number_probs(crops) ** self.settings.ocr_weight
+        out = number.copy()
+        mixed = out[doubtful, :13] * (opinion + 1e-4)
+        out[doubtful, :13] = mixed / mixed.sum(axis=1, keepdims=True) * numbered[doubtful, None]
+        return out
 
     def detect(self, image_bgr: np.ndarray, timing: dict[str, float] | None = None, profile=None) -> TileDetections:
         """Find and read every tile of an upright BGR image (with a taught ``profile``, if given)."""
