@@ -6,6 +6,9 @@ Run it::
     python app.py --host 0.0.0.0        # a phone on the same Wi-Fi: photos through the camera button
     python app.py --host 0.0.0.0 --https   # ... and live camera mode (self-signed certificate)
 
+Served on the network, the server prints its address, a join code and a QR code holding both:
+only phones that joined (and this computer) may read and write.
+
 Score sheets are kept in SQLite (``--db PATH`` or ``$RUMMIKUB_DB``; default in the user's data
 folder). The tile models in ``models/`` are loaded once at start-up. OpenAPI docs: ``/docs``.
 """
@@ -32,7 +35,10 @@ from referee.ruleset import RuleSetError
 from referee.tiles import TileError
 from vision.image import ImageError
 from webapp import __version__
+from webapp.access import JoinCodes, JoinMiddleware, qr_terminal
+from webapp.access import router as access_router
 from webapp.api import router as play_router
+from webapp.api import tag_routes
 from webapp.middleware import BodyLimitMiddleware, LanguageMiddleware, html_lang, request_language
 from webapp.page_strings import router as strings_router
 from webapp.runtime import LazySentence, Runtime, Settings
@@ -140,8 +146,12 @@ def create_app(settings: Settings | None = None, reader: Any | None = None, dice
     app.include_router(play_router)
     app.include_router(sheets_router)
     app.include_router(strings_router)
+    app.include_router(tag_routes(access_router))
     _add_error_handlers(app)
     # Photos for a turn check (before, after, rack) travel in one request: allow three of them.
+    # Outermost last: the language is chosen first (the 403's sentence is translated), the body cap
+    # and the join check run before any route.
+    app.add_middleware(JoinMiddleware, join=settings.join)
     app.add_middleware(BodyLimitMiddleware, max_bytes=3 * settings.max_upload_bytes + 1024 * 1024)
     app.add_middleware(LanguageMiddleware)
 
@@ -277,21 +287,38 @@ def main(argv: list[str] | None = None) -> int:
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     db_path = (args.db or default_db_path()).expanduser()
+    scheme = "https" if args.https else "http"
+    on_network = args.host not in ("127.0.0.1", "localhost", "::1")
+    hosts = (lan_addresses() if args.host in ("0.0.0.0", "::") else [args.host]) if on_network else []
+    share_urls = tuple(f"{scheme}://{host}:{args.port}/" for host in hosts)
+    # Served beyond this computer: only phones that show the join code may read and write.
+    join = JoinCodes.new() if on_network else None
     settings = Settings(db_path=db_path, models_dir=args.models or Settings().models_dir,
                         load_models=not args.no_models,
-                        workers=max(1, args.workers), https=args.https)
+                        workers=max(1, args.workers), https=args.https, join=join, share_urls=share_urls)
     ssl: dict[str, str] = {}
-    scheme = "http"
     if args.https:
         cert, key = ensure_certificate(args.cert_dir or db_path.parent / "certificate", hosts=[args.host])
         ssl = {"ssl_certfile": str(cert), "ssl_keyfile": str(key)}
-        scheme = "https"
-    hosts = lan_addresses() if args.host in ("0.0.0.0", "::") else [args.host]
     with use_language(args.lang or language_from_locale()):
         print(_("Score sheets: {path}").format(path=db_path), file=sys.stderr)
-        for host in hosts or ["127.0.0.1"]:
-            print(_("Open {url} in a browser").format(url=f"{scheme}://{host}:{args.port}/"), file=sys.stderr)
-        if args.host in ("127.0.0.1", "localhost"):
+        if args.host in ("0.0.0.0", "::", "127.0.0.1", "localhost"):
+            local = f"{scheme}://127.0.0.1:{args.port}/"
+        elif args.host == "::1":
+            local = f"{scheme}://[::1]:{args.port}/"
+        else:  # one network address only: this computer too comes from it, so it joins as a phone does
+            local = join.url(share_urls[0]) if join is not None else f"{scheme}://{args.host}:{args.port}/"
+        print(_("Open {url} in a browser").format(url=local), file=sys.stderr)
+        if join is not None and share_urls:
+            print(_("Phones on the same network: scan this QR code, or open {url} and type the join code {code}.")
+                  .format(url=share_urls[0], code=join.short_display), file=sys.stderr)
+            for url in share_urls[1:]:
+                print(_("Also reachable at {url}").format(url=url), file=sys.stderr)
+            print(qr_terminal(join.url(share_urls[0])), file=sys.stderr)
+        elif join is not None:
+            print(_("No network address of this computer was found: phones join at its address with the code {code}.")
+                  .format(code=join.short_display), file=sys.stderr)
+        if not on_network:
             print(_("Only this computer can connect; use --host 0.0.0.0 for a phone on the same network."),
                   file=sys.stderr)
     uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info", **ssl)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from referee.i18n import _
+from referee.i18n import _, ngettext
 from referee.ruleset import RuleSet
 from referee.sets import SetVerdict, check_sets
 from referee.table import unmatched_sets
@@ -136,9 +136,12 @@ def _touched_table(
         out.append(
             Violation(
                 "opening_touched_table",
-                _(
-                    "The table's sets {numbers} were changed; on the initial meld the table may not be "
-                    "touched: only the player's own tiles may be laid."
+                ngettext(
+                    "Set {numbers} of the table was changed; on the initial meld the table may not be "
+                    "touched: only the player's own tiles may be laid.",
+                    "Sets {numbers} of the table were changed; on the initial meld the table may not be "
+                    "touched: only the player's own tiles may be laid.",
+                    len(moved),
                 ).format(numbers=", ".join(str(i + 1) for i in moved)),
                 tiles,
                 tuple(moved),

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from referee.i18n import _, ngettext
+from referee.i18n import _, join_sentences, ngettext
 from referee.meld import check_opening
 from referee.ruleset import RuleSet
 from referee.sets import check_set
@@ -203,15 +203,37 @@ def check_turn(
         if not drew and (laid or changed_after):
             meld = [table_after[i] for i in changed_after]
             opening = check_opening(meld, rules, table_before=table_before, table_after=table_after)
-            opening_points = opening.points
+            # RULES.md section 4: the initial meld counts the player's own tiles only. A meld that
+            # took tiles from the table is judged (and its total said) on what came from the rack.
+            taken = _taken_from_table(meld, laid_count)
+            opening_points = _rack_points(meld, laid_count, rules)
             for v in opening.violations:
                 if v.code == "opening_touched_table":
-                    violations.append(v)  # already indexes the table before
-                elif v.code in ("opening_below_minimum", "joker_in_opening"):
+                    # Already indexes the table before; said again as rack / table / why when the
+                    # player's sets took table tiles.
+                    violations.append(
+                        Violation(v.code, _opening_from_table(laid, opening_points, taken, v.sets, rules), v.tiles, v.sets)
+                        if taken else v
+                    )
+                elif v.code == "opening_below_minimum":
+                    pass  # judged below on the rack's tiles alone
+                elif v.code == "joker_in_opening":
                     # Meld indices -> indices of the table after; invalid sets are already reported.
                     violations.append(
                         Violation(v.code, v.message, v.tiles, tuple(changed_after[i] for i in v.sets))
                     )
+            if opening_points < rules.opening_minimum:
+                # RULES.md section 4: at least 30 points (or the agreed minimum) from the rack.
+                violations.append(
+                    Violation(
+                        "opening_below_minimum",
+                        _("The initial meld is worth {points} points; it must be worth at least {minimum}.").format(
+                            points=opening_points, minimum=rules.opening_minimum
+                        ),
+                        tuple(t for s in meld for t in s),
+                        tuple(changed_after),
+                    )
+                )
     elif not rules.joker_from_table_tile:
         violations.extend(_jokers_replaced_from_table(table_before, table_after, changed_before, changed_after, laid_count))
 
@@ -274,6 +296,65 @@ def _jokers_replaced_from_table(
                 )
             break
     return out
+
+
+def _taken_from_table(meld: Sequence[Sequence[Tile]], laid: Counter[Tile]) -> tuple[Tile, ...]:
+    """Table tiles in the sets that hold rack tiles: what an initial meld took from the table.
+
+    The rest of a broken-up table set (K11 K12 K13 after K10 was taken) is changed but took
+    nothing, so only sets with at least one laid tile count.
+    """
+    left = Counter(laid)
+    taken: list[Tile] = []
+    for s in meld:
+        own = [t for t in s if left[t] > 0]
+        if not own:
+            continue
+        mine = Counter(own)
+        for t in s:
+            if mine[t] > 0 and left[t] > 0:
+                mine[t] -= 1
+                left[t] -= 1
+            else:
+                taken.append(t)
+    return _sorted(taken)
+
+
+def _rack_points(meld: Sequence[Sequence[Tile]], laid: Counter[Tile], rules: RuleSet) -> int:
+    """What the rack's tiles are worth in the valid sets of the meld: each its number, a joker the
+    tile it stands for (RULES.md sections 1, 4). Table tiles in those sets count nothing."""
+    left = Counter(laid)
+    points = 0
+    for s in meld:
+        verdict = check_set(s, rules)
+        if not verdict.valid or not verdict.readings:
+            continue
+        resolved = verdict.readings[0].tiles  # the set with each joker as the tile it stands for
+        for tile, value in zip(s, resolved):
+            if left[tile] > 0:
+                left[tile] -= 1
+                points += value.number or 0
+    return points
+
+
+def _opening_from_table(
+    laid: Sequence[Tile], points: int, taken: Sequence[Tile], moved: Sequence[int], rules: RuleSet
+) -> str:
+    """An initial meld that used table tiles, in words: what came from the rack, what was taken
+    from the table, and why that breaks the rule (RULES.md section 4)."""
+    from_rack = ngettext(
+        "From the rack came {tiles} ({points} point).", "From the rack came {tiles} ({points} points).", points
+    ).format(tiles=format_tiles(laid) or "-", points=points)
+    from_table = ngettext(
+        "Taken from the table (set {numbers} before the turn): {tiles}.",
+        "Taken from the table (sets {numbers} before the turn): {tiles}.",
+        len(moved),
+    ).format(tiles=format_tiles(taken), numbers=", ".join(str(i + 1) for i in moved))
+    why = _(
+        "On the initial meld only tiles from the player's own rack count, at least {minimum} points, and the "
+        "table may not be touched."
+    ).format(minimum=rules.opening_minimum)
+    return join_sentences([from_rack, from_table, why])
 
 
 def _sorted(tiles: Any) -> tuple[Tile, ...]:

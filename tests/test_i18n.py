@@ -160,7 +160,7 @@ TERMS = [
     ("Rummikub Dice", "zh_Hant", "拉密搖滾版", "002"),
     ("Loose tiles:", "zh_Hans", "独立的牌", "000"),
     ("Loose tiles:", "zh_Hant", "不能配對的牌", "001"),
-    ("Initial meld: {points} points", "zh_Hant", "破冰行動", "001"),
+    ("Initial meld: {points} points from the rack", "zh_Hant", "破冰行動", "001"),
     ("Your rack", "es", "porta-fichas", "004"),
     ("The player drew a tile.", "zh_Hans", "牌库", "000"),
     ("The player drew a tile.", "zh_Hant", "共用牌堆", "001"),

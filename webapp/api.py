@@ -11,7 +11,7 @@ from collections import Counter
 from typing import Any, Literal
 
 import numpy as np
-from fastapi import APIRouter, Depends, File, Form, HTTPException, UploadFile
+from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import Response
 
 from referee.i18n import _, current_language, join_sentences, ngettext
@@ -20,7 +20,7 @@ from referee.dice import best_arrangement
 from referee.penalties import penalty_for_timeout
 from referee.ruleset import PRESETS, RuleSet
 from referee.scoring import GameScore, score_game
-from referee.sets import SetKind, SetVerdict
+from referee.sets import SetKind, SetVerdict, check_set
 from referee.table import TableVerdict, check_table, describe_rearrangement, rearrangement
 from referee.tiles import Tile, TileError, format_tiles, parse_table, parse_tile, parse_tiles
 from referee.turn import check_turn
@@ -53,7 +53,8 @@ from webapp.schemas import (
     TurnPhotosOut,
 )
 
-__all__ = ["router", "tag_routes", "rules_from", "sets_from", "table_out", "read_upload", "score_out", "dice_result"]
+__all__ = ["router", "tag_routes", "rules_from", "sets_from", "table_out", "read_upload", "score_out", "dice_result",
+           "arrangement_out"]
 
 router = APIRouter(prefix="/api")
 
@@ -76,6 +77,7 @@ TAGS = (  # groups in /docs, by path prefix (first match wins)
     ("/api/dice", "Rummikub Dice"),
     ("/api/matches", "score sheets"),
     ("/api/health", "server"),
+    ("/api/join", "server"),
     ("/api/rules", "server"),
     ("/api/strings", "server"),
     ("/api/", "referee"),
@@ -172,16 +174,60 @@ def reading_out(reading: dict[str, Any], rules: RuleSet, mode: str) -> dict[str,
     out["verdict"] = table_out(verdict, rules)
     out["table"] = [format_tiles(s) for s in sets]
     out["rack_tiles"] = format_tiles(rack)
-    out["doubts"] = [d if isinstance(d, dict) else {"message": str(d)} for d in reading.get("doubts", [])]
+    out["loose_tiles"] = format_tiles(loose)
+    doubts = [dict(d) if isinstance(d, dict) else {"message": str(d)} for d in reading.get("doubts", [])]
+    out["doubts"] = ranked_doubts(doubts, reading, rules)
     return out
+
+
+# Within the doubts that change a verdict (and within those that don't), the likelier misreadings
+# first: a tile nobody could read, a count the game can't have, a reading the rules chose.
+_REASON_RANK = {"unreadable": 0, "too_many_copies": 1, "changed_for_set": 2, "changed_for_count": 3,
+                "changed_for_orientation": 4, "uncertain": 5}
+
+
+def _changes_verdict(doubt: dict[str, Any], reading: dict[str, Any], rules: RuleSet) -> bool:
+    """Would the tile read as one of its alternatives turn its set's verdict (valid <-> not)?"""
+    reason = doubt.get("reason")
+    if reason in ("unreadable", "too_many_copies"):
+        return True  # the table's verdict already depends on it (a set left out, a count broken)
+    index = doubt.get("index")
+    tiles = reading.get("tiles", [])
+    if not isinstance(index, int) or not 0 <= index < len(tiles):
+        return False
+    set_no = tiles[index].get("set")
+    if set_no is None:
+        return False  # a loose or rack tile: the sets' verdicts do not depend on it
+    members = reading["sets"][set_no].get("indices") or []
+    own = tiles[index]["tile"]
+    current = check_set([t for t in (_tile_or_none(tiles[i]["tile"]) for i in members) if t is not None], rules).valid
+    for alternative in doubt.get("alternatives") or []:
+        code = alternative.get("tile") if isinstance(alternative, dict) else None
+        if not code or code == own or _tile_or_none(code) is None:
+            continue
+        swapped = [_tile_or_none(code if i == index else tiles[i]["tile"]) for i in members]
+        if check_set([t for t in swapped if t is not None], rules).valid != current:
+            return True
+    return False
+
+
+def ranked_doubts(doubts: list[dict[str, Any]], reading: dict[str, Any], rules: RuleSet) -> list[dict[str, Any]]:
+    """The reader's doubts, those that change a verdict first, each with ``number`` (the "Tile N"
+    of its sentence, drawn on the photo) and ``changes_verdict``."""
+    for d in doubts:
+        d["changes_verdict"] = _changes_verdict(d, reading, rules)
+        if isinstance(d.get("index"), int):
+            d["number"] = d["index"] + 1
+    return sorted(doubts, key=lambda d: (not d["changes_verdict"], _REASON_RANK.get(d.get("reason", ""), 9)))
 
 
 # -- health and rules -------------------------------------------------------------------------------
 
 
 @router.get("/health", response_model=HealthOut, summary="Is the server ready")
-async def health(rt: Runtime = Depends(get_runtime)) -> dict[str, Any]:
+async def health(request: Request, rt: Runtime = Depends(get_runtime)) -> dict[str, Any]:
     from webapp import __version__
+    from webapp.access import access_of
 
     return {
         "ok": True,
@@ -191,6 +237,8 @@ async def health(rt: Runtime = Depends(get_runtime)) -> dict[str, Any]:
         "dice_photos": rt.dice_reader is not None,
         "https": rt.settings.https,
         "max_upload_mb": rt.settings.max_upload_bytes // (1024 * 1024),
+        "access": access_of(request),
+        "join_required": rt.settings.join is not None,
     }
 
 
@@ -348,15 +396,24 @@ async def opening_check(body: OpeningIn) -> dict[str, Any]:
 
 
 def turn_result(body: TurnIn) -> dict[str, Any]:
-    """Check a turn and say the verdict in words."""
+    """Check a turn and say the verdict in words: the one path of every turn check (typed on the
+    page, the notation a photo filled in, ``/api/turn/check-photos``), so all give one answer.
+
+    A tile loose at both the start and the end of the turn was not laid this turn (a set the
+    layout could not join, or a tile left over from an earlier turn): it is left out of the check,
+    and the summary says so.
+    """
     rules = rules_from(body.rules)
+    loose_before = Counter(parse_tiles(body.loose_before))
+    loose_after = Counter(parse_tiles(body.loose_after))
+    both = loose_before & loose_after
     verdict = check_turn(
         sets_from(body.before),
         sets_from(body.after),
         parse_tiles(body.rack_before) if body.rack_before is not None and body.rack_before.strip() else None,
         body.opened,
         rules,
-        loose_after=parse_tiles(body.loose_after),
+        loose_after=sorted((loose_after - both).elements(), key=lambda t: t.sort_key),
         drew=body.drew,
     )
     out = verdict.to_dict()
@@ -365,14 +422,23 @@ def turn_result(body: TurnIn) -> dict[str, Any]:
     laid = format_tiles(verdict.laid)
     if verdict.ok:
         if verdict.drew or not verdict.laid:
-            out["summary"] = _("Legal turn: the player drew a tile.")
+            summary = _("Legal turn: the player drew a tile.")
         elif verdict.opening_points is not None:
-            out["summary"] = _("Legal initial meld: {tiles} laid, {points} points.").format(
+            summary = _("Legal initial meld: {tiles} laid, {points} points.").format(
                 tiles=laid, points=verdict.opening_points)
         else:
-            out["summary"] = _("Legal turn: {tiles} laid.").format(tiles=laid)
+            summary = _("Legal turn: {tiles} laid.").format(tiles=laid)
+        sentences = [summary]
     else:
-        out["summary"] = join_sentences([_("Not a legal turn."), *(v.message for v in verdict.violations)])
+        sentences = [_("Not a legal turn."), *(v.message for v in verdict.violations)]
+    left_out = sum(both.values())
+    if left_out:
+        sentences.append(ngettext(
+            "{count} tile lies loose in both photos and was left out of the check.",
+            "{count} tiles lie loose in both photos and were left out of the check.", left_out,
+        ).format(count=left_out))
+    out["summary"] = join_sentences(sentences)
+    out["left_out"] = [t.code for t in sorted(both.elements(), key=lambda t: t.sort_key)]
     return out
 
 
@@ -398,27 +464,17 @@ async def turn_check_photos(
     read_before = await _photo(rt, before, rule_set, "table")
     read_after = await _photo(rt, after, rule_set, "table")
     read_rack = await _photo(rt, rack, rule_set, "rack") if rack is not None and rack.filename else None
-    # A tile lying loose in both photos was not laid this turn (a set the layout could not join, or
-    # a tile left over from an earlier turn): leave it out of the count, and say so.
-    loose_before = Counter(read_before["tiles"][i]["tile"] for i in read_before.get("loose", []))
-    loose_after = Counter(read_after["tiles"][i]["tile"] for i in read_after.get("loose", []))
-    both = loose_before & loose_after
-    new_loose = loose_after - both
+    # The same request the page sends from the notation the photos filled in (one path).
     body = TurnIn(
         before=read_before["table"],
         after=read_after["table"],
         rack_before=read_rack["rack_tiles"] if read_rack else None,
-        loose_after=" ".join(c for c in new_loose.elements() if c != "?"),
+        loose_before=read_before["loose_tiles"],
+        loose_after=read_after["loose_tiles"],
         opened=opened,
         rules=rules_in,
     )
     verdict = turn_result(body)
-    left_out = sum(both.values())
-    if left_out:
-        verdict["summary"] = join_sentences([verdict["summary"], ngettext(
-            "{count} tile lies loose in both photos and was left out of the check.",
-            "{count} tiles lie loose in both photos and were left out of the check.", left_out,
-        ).format(count=left_out)])
     return {"before": read_before, "after": read_after, "rack": read_rack, "verdict": verdict}
 
 
@@ -453,10 +509,20 @@ async def score(body: ScoreIn) -> dict[str, Any]:
 # -- Rummikub Dice -----------------------------------------------------------------------------------------
 
 
+def arrangement_out(best: Any) -> dict[str, Any]:
+    """``DiceArrangement.to_dict()`` for the page: the dice not used travel in ``unused`` (the page
+    draws them as dice), so the breakdown's "Not used: ..." sentence is left out (it was printed twice)."""
+    out = best.to_dict()
+    if out["unused"]:
+        said = _("Not used: {dice}.").format(dice=" ".join(out["unused"]))
+        out["breakdown"] = [line for line in out["breakdown"] if line != said]
+    return out
+
+
 def dice_result(faces: str) -> dict[str, Any]:
     """The best arrangement of nine dice faces, with the score in words."""
     best = best_arrangement(faces)
-    out = best.to_dict()
+    out = arrangement_out(best)
     out["summary"] = ngettext("Best score: {score} point.", "Best score: {score} points.", best.score).format(
         score=best.score)
     return out

@@ -20,7 +20,10 @@ __all__ = ["ensure_certificate", "lan_addresses"]
 def lan_addresses() -> list[str]:
     """This machine's IPv4 addresses other than loopback (what a phone on the LAN would type).
 
-    Found from the host's own name and interfaces only: nothing is sent on the network.
+    Found from the host's own name, then from the routing table: a UDP socket "connected" to an
+    address of each private range picks the interface the system would use, and sends nothing
+    (UDP has no handshake; no packet leaves before a send). The host name alone often resolves to
+    127.0.1.1 only (Debian), which printed no LAN address at all (issue 15).
     """
     found: set[str] = set()
     try:
@@ -28,7 +31,14 @@ def lan_addresses() -> list[str]:
             found.add(str(info[4][0]))
     except OSError:
         pass
-    return sorted(a for a in found if not a.startswith("127."))
+    for probe in ("192.168.255.254", "10.255.255.254", "172.31.255.254"):
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                s.connect((probe, 9))
+                found.add(str(s.getsockname()[0]))
+        except OSError:
+            pass  # no route to that range
+    return sorted(a for a in found if not a.startswith("127.") and a != "0.0.0.0")
 
 
 def ensure_certificate(folder: Path, hosts: list[str] | None = None, days: int = 825) -> tuple[Path, Path]:

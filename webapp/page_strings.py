@@ -47,6 +47,8 @@ PAGE_STRINGS: dict[str, str] = {
     # and J are the notation and stay as they are.
     "table_typed": N_("Sets in notation (K {black}, B {blue}, O {orange}, R {red}, J joker; | between sets)"),
     "check_table": N_("Check these sets"),
+    # TRANSLATORS: label of the field with the tiles that lie on the table outside any set.
+    "loose_typed": N_("Loose tiles, outside any set"),
     # -- 2. a turn
     "turn_title": N_("Check a turn"),
     "turn_hint": N_("A photo of the table before the turn and after it (and, if you like, the player's rack before it)."),
@@ -131,18 +133,33 @@ PAGE_STRINGS: dict[str, str] = {
     "capture": N_("Take the picture"),
     "pick_tile": N_("This tile is"),
     "not_a_tile": N_("Not a tile"),
+    # -- joining a table served on the network
+    "join_title": N_("Join this table"),
+    "join_hint": N_("This server lets in only the phones that joined it. Scan the QR code on the computer that "
+                    "runs it, or type the code it shows."),
+    "join_code": N_("Join code"),
+    "join_go": N_("Join"),
+    "share_title": N_("A phone at the table: scan to join"),
+    # TRANSLATORS: {url} is the server's address and {code} the short join code, both shown as they are.
+    "share_line": N_("Scan it with the phone's camera, or open {url} and type the code {code}."),
     "cancel": N_("Cancel"),
     # -- sentences built by app.js
     "live_unavailable": N_("Live camera needs HTTPS or this computer: start the server with "
                            "python app.py --host 0.0.0.0 --https (the camera button works anyway)."),
     "live_failed": N_("The camera could not be opened: {error}"),
+    "camera_missing": N_("No camera was found on this device: take a photo with the camera button, or choose one."),
+    "camera_denied": N_("The browser did not allow the camera: allow it in the site settings, or use the camera button."),
     # TRANSLATORS: a label before a row of tiles; keep the colon (a full-width one in Chinese and Japanese).
     "loose": N_("Loose tiles:"),
     "rearranged": N_("The same tiles as valid sets:"),
     # TRANSLATORS: a label before a row of tiles.
     "rack_read": N_("Rack:"),
     "rack_points": N_("{points} points on the rack"),
-    "doubts": N_("Doubts"),
+    # TRANSLATORS: heading of the list of tiles the reader is unsure of; {count} is how many are left.
+    "doubts_n": N_("Doubts ({count})"),
+    # TRANSLATORS: a small tag before a doubt whose tile, read otherwise, would change a set's verdict.
+    "doubt_changes": N_("changes the verdict"),
+    "doubts_show_all": N_("Show all {count}"),
     "set_n": N_("Set {n}"),
     "tap_to_fix": N_("Tap a tile on the photo to correct it."),
     "no_tiles": N_("No tiles were found in this photo."),
@@ -150,7 +167,7 @@ PAGE_STRINGS: dict[str, str] = {
     "laid": N_("Laid:"),
     # TRANSLATORS: a label before the tiles that were on the table before the turn and are gone after it.
     "missing": N_("Missing from the table:"),
-    "opening_points": N_("Initial meld: {points} points"),
+    "opening_points": N_("Initial meld: {points} points from the rack"),
     "steps": N_("Steps"),
     "new_table": N_("Table after the move"),
     "no_match": N_("No match in progress: start one on the Match screen to keep the score sheet."),

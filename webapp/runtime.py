@@ -18,13 +18,16 @@ from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from fastapi import Request
 
 from referee.i18n import _
 from vision.image import MAX_BYTES, MAX_PIXELS
 from webapp.store import Store, default_db_path
+
+if TYPE_CHECKING:
+    from webapp.access import JoinCodes
 
 __all__ = ["Settings", "Runtime", "LazySentence", "get_runtime", "off_loop"]
 
@@ -50,6 +53,10 @@ class Settings:
     """Threads reading photos at the same time."""
     https: bool = False
     """True when served over HTTPS (live camera mode works on a phone)."""
+    join: JoinCodes | None = None
+    """The join codes when served beyond this computer (:mod:`webapp.access`); None lets everyone in."""
+    share_urls: tuple[str, ...] = ()
+    """The server's addresses on the network (``http://192.168.1.5:8000/``), for the QR code."""
 
 
 @dataclass(frozen=True)

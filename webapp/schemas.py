@@ -142,6 +142,10 @@ class HealthOut(BaseModel):
     dice_photos: bool
     https: bool
     max_upload_mb: int
+    access: Literal["open", "local", "joined", "guest"] = Field(
+        "open", description="This browser: open (no join code on this server), local (the computer that runs "
+        "it), joined (a phone that showed the join code) or guest (may not read or write: it must join).")
+    join_required: bool = Field(False, description="The server is served on the network and asks phones to join.")
 
 
 class LanguageOut(BaseModel):
@@ -181,9 +185,14 @@ class TileOut(Out):
 
 
 class DoubtOut(Out):
-    """Something the reader is unsure of, said as a sentence."""
+    """Something the reader is unsure of, said as a sentence. Listed with those that change a
+    verdict first."""
 
     message: str = ""
+    index: int | None = Field(None, description="Index into tiles of the tile in doubt.")
+    number: int | None = Field(None, description='The "Tile N" of the sentence (index + 1), drawn on the photo.')
+    changes_verdict: bool = Field(False, description="Reading the tile as one of its alternatives would change "
+                                  "its set's verdict (or the table's, for an unreadable tile or a count).")
 
 
 class ReadingOut(Out):
@@ -202,6 +211,29 @@ class ReadingOut(Out):
     verdict: TableVerdictOut
     table: list[str] = Field([], description="The sets in notation, ready for the other checks.")
     rack_tiles: str = Field("", description="The rack tiles in notation.")
+    loose_tiles: str = Field("", description="The loose tiles in notation (unreadable ones left out), for the "
+                             "typed checks' loose fields.")
+
+
+class JoinIn(In):
+    """The join code a phone types (or the long one from the QR code)."""
+
+    code: str = Field(max_length=100, examples=["ABC-234"])
+
+
+class JoinOut(Out):
+    """This browser may now read and write."""
+
+    joined: bool
+
+
+class ShareOut(Out):
+    """What a phone needs to join: the address with the long code, its QR code, the short code."""
+
+    url: str | None = Field(None, description="The address with the long join code (null: not served on the network).")
+    urls: list[str] = Field([], description="Every address of this server on the network, without a code.")
+    code: str | None = Field(None, description="The short join code to type, e.g. ABC-234.")
+    svg: str | None = Field(None, description="The QR code of url, as inline SVG.")
 
 
 class CorrectedTileIn(In):
@@ -260,7 +292,9 @@ class TurnIn(In):
     before: Table
     after: Table
     rack_before: Tiles | None = None
-    loose_after: Tiles = ""
+    loose_before: Tiles = Field("", description="Tiles lying outside any set at the start of the turn. A tile "
+                                "loose in both photos is left out of the check (and the summary says so).")
+    loose_after: Tiles = Field("", description="Tiles lying outside any set at the end of the turn.")
     opened: bool = Field(True, description="The player made the initial meld on an earlier turn.")
     drew: bool = False
     rules: RulesIn = RulesIn()
@@ -278,6 +312,7 @@ class TurnOut(Out):
     opening_points: int | None = None
     new_sets: list[int] = []
     table: TableVerdictOut | None = None
+    left_out: list[str] = Field([], description="Tiles loose both before and after the turn, left out of the check.")
     summary: str = ""
 
 

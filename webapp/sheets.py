@@ -22,7 +22,7 @@ from referee.penalties import penalty_for_timeout
 from referee.ruleset import MatchScoring, RuleSet
 from referee.scoring import GameScore, MatchSheet, ScoringError
 from referee.tiles import format_tiles
-from webapp.api import ERRORS, rules_from, score_out, tag_routes
+from webapp.api import ERRORS, arrangement_out, rules_from, score_out, tag_routes
 from webapp.runtime import Runtime, get_runtime
 from webapp.schemas import (
     DeletedOut,
@@ -312,7 +312,7 @@ async def add_dice_turn(sheet_id: int, body: DiceTurnIn, rt: Runtime = Depends(g
     best = await rt.run(best_arrangement, body.faces)
     dice_sheet(record).record(body.player.strip(), best)  # the referee's checks (player, turns left)
     rt.store.add_dice_turn(sheet_id, body.player.strip(), " ".join(f.code for f in best.faces), best.score,
-                           best.to_dict())
+                           arrangement_out(best))
     return dice_out(rt.store.get_dice_sheet(sheet_id))
 
 

@@ -195,3 +195,19 @@ def test_random_removed_tile_is_always_caught() -> None:
         expected = "joker_missing" if removed.is_joker else "table_tile_removed"
         assert expected in verdict.codes
         assert removed in verdict.missing
+
+
+def test_opening_that_took_table_tiles_says_rack_table_and_why() -> None:
+    """Issue 15: an initial meld built on a table tile is judged on the rack's tiles alone, and the
+    sentence says what came from the rack, what was taken from the table, and why that is illegal
+    (it used to say "The table's sets 1 were changed" and count the table tile in the total)."""
+    verdict = check_turn("K10 K11 K12 K13", "K11 K12 K13 | K10 B10 O10", opened=False)
+    assert verdict.opening_points == 20  # B10 O10; K10 came from the table
+    touched = next(v for v in verdict.violations if v.code == "opening_touched_table")
+    assert "From the rack came B10 O10 (20 points)." in touched.message
+    assert "Taken from the table (set 1 before the turn): K10." in touched.message
+    assert "own rack" in touched.message and "sets 1" not in touched.message
+    assert "opening_below_minimum" in verdict.codes  # 20 from the rack, 30 needed
+    # Enough from the rack, but a table tile used: only the touched-table rule is broken.
+    rich = check_turn("R1 R2 R3 R4", "R1 R2 R3 | R4 R5 R6 | K10 B10 O10", opened=False)
+    assert rich.opening_points == 41 and rich.codes == ("opening_touched_table",)

@@ -118,6 +118,14 @@ function tile(code, extra = "") {
   return el("span", { class: `tile c-${colour} ${extra}`.trim(), title: code }, face);
 }
 
+// A translated sentence with elements in place of its {name} placeholders (word order differs).
+function withNodes(text, nodes) {
+  return text.split(/(\{\w+\})/).filter(Boolean).map((part) => {
+    const name = part.startsWith("{") ? part.slice(1, -1) : null;
+    return name && nodes[name] ? nodes[name] : part;
+  });
+}
+
 function tiles(codes, extra = "") {
   return el("span", { class: "tiles" }, (codes || []).map((c) => tile(c, extra)));
 }
@@ -182,7 +190,7 @@ function setupSlot(slot) {
   $(".file-pick", slot).addEventListener("change", onFile);
   const live = $(".live", slot);
   if (LIVE_OK) {
-    live.addEventListener("click", () => openLive((file) => handlePhoto(slot, file)));
+    live.addEventListener("click", () => openLive(slot, (file) => handlePhoto(slot, file)));
   } else {
     live.disabled = true;
     const note = $(".live-note", slot);
@@ -203,11 +211,39 @@ async function handlePhoto(slot, file) {
   slot.file = file;
   slot.corrected = false;
   slot.reading = null;
+  slot.doubts = [];
+  slot.showAllDoubts = false;
   $("img", viewer).src = slot.objectUrl;
   $("svg", viewer).replaceChildren();
   viewer.hidden = false;
   $(".slot-result", slot).replaceChildren();
   await readSlot(slot, true);
+}
+
+// The doubts of a photo, kept from its first reading until the player settles each one (picks a
+// tile for it): a correction is judged anew by the server, which has no doubts about tiles the
+// player confirmed, but the others still stand. A doubt follows its tile by box, since removing a
+// box ("not a tile") renumbers the reading's tiles; its number stays the "Tile N" of its sentence.
+function keepDoubts(slot, doubts) {
+  slot.doubts = doubts.map((d) => {
+    const boxes = slot.reading.mode === "dice"
+      ? (d.dice || []).map((i) => slot.reading.tiles[i] && slot.reading.tiles[i].box).filter(Boolean)
+      : (Number.isInteger(d.index) && slot.reading.tiles[d.index] ? [slot.reading.tiles[d.index].box] : []);
+    const number = slot.reading.mode === "dice" ? ((d.dice || [])[0] ?? -1) + 1 : d.number;
+    return { message: d.message || "", box: boxes[0] ? boxes[0].join(",") : null, number: number > 0 ? number : null,
+      changes: !!d.changes_verdict };
+  });
+}
+
+// The unsettled doubts with the index of their tile in the current reading (null: no tile).
+function openDoubts(slot) {
+  const where = new Map((slot.reading ? slot.reading.tiles : []).map((item, i) => [item.box.join(","), i]));
+  return (slot.doubts || []).map((d) => ({ ...d, index: d.box !== null && where.has(d.box) ? where.get(d.box) : null }));
+}
+
+function settleDoubt(slot, index) {
+  const box = slot.reading.tiles[index].box.join(",");
+  slot.doubts = (slot.doubts || []).filter((d) => d.box !== box);
 }
 
 // Send the slot's photo to the reader and show what it read. ``fill``: also write the reading
@@ -222,29 +258,33 @@ async function readSlot(slot, fill) {
   try {
     if (slot.dataset.mode === "dice") {
       const data = await api("POST", "/api/dice/read", form);
-      if (fill) slotTarget(slot).value = data.faces;
+      if (!fill && slot.corrected) {
+        // Only the language changed after corrections: keep the faces the player set.
+        const said = new Map(data.doubts.filter((d) => (d.dice || []).length && data.dice[d.dice[0]])
+          .map((d) => [data.dice[d.dice[0]].box.join(","), d.message]));
+        slot.doubts.forEach((d) => { if (said.has(d.box)) d.message = said.get(d.box); });
+        renderDice(slot, null, false);
+        return;
+      }
       slot.reading = {
-        image: data.image, mode: "dice", rack: [],
+        image: data.image, mode: "dice", rack: [], message: data.message, ok: !!data.best,
         tiles: data.dice.map((d) => ({ tile: d.tile, box: d.box, set: 0 })),
         verdict: { sets: [{ valid: !!data.best }] },
       };
-      drawOverlay(slot);
-      result.replaceChildren();
-      if (data.best && fill) {
-        let best = data.best;  // a later redo (a change of language) arranges the same faces anew
-        show($("#dice-result"), async () => {
-          const shown = best || await api("POST", "/api/dice/best", { faces: data.faces });
-          best = null;
-          return diceView(shown);
-        });
-      }
-      else if (!data.best) result.append(el("p", { class: "banner bad", text: data.message || t("no_tiles") }));
-      if (data.doubts.length) result.append(el("div", { class: "doubts" }, el("strong", { text: t("doubts") }),
-        el("ul", {}, data.doubts.map((d) => el("li", { text: d.message || JSON.stringify(d) })))));
+      keepDoubts(slot, data.doubts);
+      renderDice(slot, fill ? data.best : null, fill);
     } else {
       form.append("mode", slot.dataset.mode);
       form.append("preset", currentRules().name || "classic");
-      slot.reading = await api("POST", "/api/photo/read", form);
+      const reading = await api("POST", "/api/photo/read", form);
+      if (!fill && slot.corrected) {
+        // Only the language changed after corrections: keep the player's tiles, take the sentences.
+        const said = new Map(reading.doubts.map((d) => [d.index !== undefined && reading.tiles[d.index] ? reading.tiles[d.index].box.join(",") : "", d.message]));
+        slot.doubts.forEach((d) => { if (said.has(d.box)) d.message = said.get(d.box); });
+        return;
+      }
+      slot.reading = reading;
+      keepDoubts(slot, reading.doubts);
       renderReading(slot, fill);
     }
   } catch (error) {
@@ -254,12 +294,37 @@ async function readSlot(slot, fill) {
   }
 }
 
+// The dice photo: the overlay, the faces in their field and the best arrangement (``best``: the
+// one the server already sent; null asks for it again from the faces as they stand).
+function renderDice(slot, best, fill) {
+  const reading = slot.reading;
+  const result = $(".slot-result", slot);
+  const faces = reading.tiles.map((item) => item.tile).join(" ");
+  if (fill) slotTarget(slot).value = faces;
+  drawOverlay(slot);
+  const parts = [];
+  if (!reading.ok && reading.message) parts.push(el("p", { class: "banner bad", text: reading.message || t("no_tiles") }));
+  parts.push(...doubtList(slot));
+  if (reading.tiles.length) parts.push(el("p", { class: "muted small", text: t("tap_to_fix") }));
+  result.replaceChildren(...parts);
+  if (fill && (best || (slot.corrected && reading.tiles.length === 9 && !faces.split(" ").includes("?")))) {
+    let first = best;  // a later redo (a change of language) arranges the same faces anew
+    show($("#dice-result"), async () => {
+      const shown = first || await api("POST", "/api/dice/best", { faces });
+      first = null;
+      return diceView(shown);
+    });
+  }
+}
+
 // The slot's reading again in the current language: the photo read anew, or - once the player
 // corrected tiles by hand - the corrected tiles judged anew (the corrections stay).
 async function translateSlot(slot) {
   if (!slot.reading || !slot.file) return;
-  if (slot.corrected && slot.reading.mode !== "dice") await correctSlot(slot, slot.reading.tiles.map((item) => item.tile), false);
-  else await readSlot(slot, false);
+  if (slot.corrected && slot.reading.mode !== "dice") {
+    await readSlot(slot, false);  // the doubts' sentences in the new language
+    await correctSlot(slot, slot.reading.tiles.map((item) => item.tile), false);
+  } else await readSlot(slot, false);
 }
 
 function tileStatus(reading, index) {
@@ -271,39 +336,109 @@ function tileStatus(reading, index) {
   return verdict && verdict.valid ? "ok" : "bad";
 }
 
+// Where each tile's label goes: above its box if that space is free, else below, else a line
+// further out; labels never cover one another on a dense rack (issue 15). Boxes are placed left to
+// right; ``size`` is [width, height] of one label in image pixels per character count.
+function placeLabels(boxes, widths, height, image) {
+  const placed = [];
+  const overlap = (a, b) => Math.max(0, Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x))
+    * Math.max(0, Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y));
+  const order = boxes.map((b, i) => i).sort((i, j) => boxes[i][0] - boxes[j][0] || boxes[i][1] - boxes[j][1]);
+  const out = new Array(boxes.length);
+  for (const i of order) {
+    const [x1, y1, x2, y2] = boxes[i];
+    const w = widths[i];
+    const x = Math.min(Math.max(0, (x1 + x2) / 2 - w / 2), Math.max(0, image.width - w));
+    const ys = [y1 - height, y2, y1 - 2 * height, y2 + height, y1, y2 - height]
+      .map((y) => Math.min(Math.max(0, y), Math.max(0, image.height - height)));
+    let best = null;
+    let bestCost = Infinity;
+    for (const y of ys) {
+      const spot = { x, y, w, h: height };
+      const cost = placed.reduce((sum, other) => sum + overlap(spot, other), 0);
+      if (cost < bestCost) { best = spot; bestCost = cost; }
+      if (cost === 0) break;
+    }
+    placed.push(best);
+    out[i] = best;
+  }
+  return out;
+}
+
+function svgEl(tag, attrs) {
+  const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  Object.entries(attrs).forEach(([k, v]) => node.setAttribute(k, v));
+  return node;
+}
+
 function drawOverlay(slot) {
   const reading = slot.reading;
   const svg = $("svg", slot);
   const { width, height } = reading.image;
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
-  const ns = "http://www.w3.org/2000/svg";
-  const font = Math.max(12, Math.round(Math.max(width, height) / 45));
+  // Labels are sized to the tiles (a dense rack gets small ones), but stay readable on the screen:
+  // at least 10 CSS pixels once the photo is scaled to the page's width.
+  const shown = svg.clientWidth || $("img", slot).clientWidth || width;
+  const sides = reading.tiles.map(({ box }) => Math.min(box[2] - box[0], box[3] - box[1])).sort((a, b) => a - b);
+  const median = sides.length ? sides[Math.floor(sides.length / 2)] : width / 20;
+  const font = Math.max(10 * width / shown, Math.min(Math.max(width, height) / 45, median * 0.5));
   const stroke = Math.max(2, Math.round(Math.max(width, height) / 400));
+  const doubts = openDoubts(slot);
+  const numbers = new Map(doubts.filter((d) => d.index !== null).map((d) => [d.index, d.number]));
+  const widths = reading.tiles.map((item) => font * (item.tile.length * 0.62 + 0.5));
+  const spots = placeLabels(reading.tiles.map((item) => item.box), widths, font * 1.1, reading.image);
   svg.replaceChildren();
+  const badges = [];
   reading.tiles.forEach((item, index) => {
     const [x1, y1, x2, y2] = item.box;
-    const group = document.createElementNS(ns, "g");
-    const doubtful = (reading.doubts || []).some((d) => d.index === index);
-    group.setAttribute("class", `tilebox ${tileStatus(reading, index)}${doubtful ? " doubtful" : ""}`);
-    group.setAttribute("data-index", index);
-    group.setAttribute("role", "button");
-    group.setAttribute("aria-label", item.tile);
-    const rect = document.createElementNS(ns, "rect");
-    Object.entries({ x: x1, y: y1, width: x2 - x1, height: y2 - y1, rx: stroke * 2, "stroke-width": stroke })
-      .forEach(([k, v]) => rect.setAttribute(k, v));
-    const labelW = font * (item.tile.length * 0.62 + 0.5);
-    const bg = document.createElementNS(ns, "rect");
-    const ly = Math.max(0, y1 - font * 1.1);
-    Object.entries({ x: x1, y: ly, width: labelW, height: font * 1.1, rx: font * 0.2, class: "label-bg" })
-      .forEach(([k, v]) => bg.setAttribute(k, v));
-    const text = document.createElementNS(ns, "text");
-    Object.entries({ x: x1 + font * 0.25, y: ly + font * 0.9, "font-size": font, class: "label" })
-      .forEach(([k, v]) => text.setAttribute(k, v));
+    const group = svgEl("g", { class: `tilebox ${tileStatus(reading, index)}${numbers.has(index) ? " doubtful" : ""}`,
+      "data-index": index, role: "button", "aria-label": item.tile });
+    const spot = spots[index];
+    group.append(
+      svgEl("rect", { x: x1, y: y1, width: x2 - x1, height: y2 - y1, rx: stroke * 2, "stroke-width": stroke, class: "box" }),
+      svgEl("rect", { x: spot.x, y: spot.y, width: spot.w, height: spot.h, rx: font * 0.2, class: "label-bg" }));
+    const text = svgEl("text", { x: spot.x + font * 0.25, y: spot.y + font * 0.9, "font-size": font, class: "label" });
     text.textContent = item.tile;
-    group.append(rect, bg, text);
-    if (reading.mode !== "dice") group.addEventListener("click", () => openPicker(slot, index));  // dice: edit the faces field
+    group.append(text);
+    group.addEventListener("click", () => openPicker(slot, index));
     svg.append(group);
+    const number = numbers.get(index);
+    if (number) {
+      // The doubt's number ("Tile 30"), in a badge on the tile's corner, above every label.
+      const r = font * 0.75;
+      const badge = svgEl("g", { class: "doubt-no", "data-number": number, "data-index": index });
+      badge.append(svgEl("circle", { cx: x2, cy: y1, r }),
+        Object.assign(svgEl("text", { x: x2, y: y1 + font * 0.35, "font-size": font, "text-anchor": "middle" }), { textContent: String(number) }));
+      badge.addEventListener("click", () => openPicker(slot, index));
+      badges.push(badge);
+    }
   });
+  svg.append(...badges);
+}
+
+const DOUBTS_SHOWN = 5;  // a hard photo lists the most important ones, the rest behind "show all"
+
+function doubtList(slot) {
+  const doubts = openDoubts(slot);
+  if (!doubts.length) return [];
+  const visible = slot.showAllDoubts ? doubts : doubts.slice(0, DOUBTS_SHOWN);
+  const items = visible.map((d) => {
+    const number = d.number ? el("span", { class: "doubt-no", text: String(d.number) }) : null;
+    const flag = d.changes ? el("span", { class: "doubt-flag", text: t("doubt_changes") }) : null;
+    return el("li", { class: d.changes ? "changes" : "" }, d.index !== null
+      ? el("button", { class: "link", onclick: () => openPicker(slot, d.index) }, number, flag, d.message)
+      : el("span", {}, number, flag, d.message));
+  });
+  const more = doubts.length > visible.length
+    ? el("button", { class: "secondary more-doubts", text: t("doubts_show_all", { count: doubts.length }),
+      onclick: () => { slot.showAllDoubts = true; rerender(slot); } })
+    : null;
+  return [el("div", { class: "doubts" }, el("strong", { text: t("doubts_n", { count: doubts.length }) }), el("ul", {}, items), more)];
+}
+
+function rerender(slot) {
+  if (slot.reading.mode === "dice") renderDice(slot, null, false);
+  else renderReading(slot, false);
 }
 
 function renderReading(slot, fill = true) {
@@ -311,6 +446,9 @@ function renderReading(slot, fill = true) {
   drawOverlay(slot);
   const target = slotTarget(slot);
   if (target && fill) target.value = reading.mode === "rack" ? reading.rack_tiles : reading.table.join(" | ");
+  // The loose tiles go to their own field: the typed checks then judge every tile the photo holds.
+  const looseTarget = slot.dataset.looseTarget ? document.getElementById(slot.dataset.looseTarget) : null;
+  if (looseTarget && fill) looseTarget.value = reading.loose_tiles || "";
   const result = $(".slot-result", slot);
   const parts = [];
   if (!reading.tiles.length) {
@@ -324,14 +462,7 @@ function renderReading(slot, fill = true) {
     const rackCodes = (reading.rack || []).map((i) => reading.tiles[i].tile);
     if (rackCodes.length) parts.push(el("p", {}, el("strong", { text: t("rack_read") }), " ", tiles(rackCodes)));
   }
-  if (reading.doubts && reading.doubts.length) {
-    // Each doubt opens the picker on its tile (dashed on the photo).
-    const items = reading.doubts.map((d) => el("li", {},
-      Number.isInteger(d.index) && reading.tiles[d.index]
-        ? el("button", { class: "link", onclick: () => openPicker(slot, d.index) }, d.message || d.tile)
-        : (d.message || JSON.stringify(d))));
-    parts.push(el("div", { class: "doubts" }, el("strong", { text: t("doubts") }), el("ul", {}, items)));
-  }
+  parts.push(...doubtList(slot));
   if (reading.tiles.length) parts.push(el("p", { class: "muted small", text: t("tap_to_fix") }));
   result.replaceChildren(...parts);
   slot.dispatchEvent(new CustomEvent("reading", { bubbles: true }));
@@ -356,15 +487,50 @@ function buildPicker() {
   $("#picker").addEventListener("click", (event) => { if (event.target.id === "picker") closePicker(); });
 }
 
+// The tile being corrected, cut out of the photo and enlarged in the picker's title.
+function tilePreview(slot, index) {
+  const img = $("img", slot);
+  const [x1, y1, x2, y2] = slot.reading.tiles[index].box;
+  const scale = img.naturalWidth / slot.reading.image.width || 1;
+  const pad = 0.15 * Math.max(x2 - x1, y2 - y1);
+  const sx = Math.max(0, (x1 - pad) * scale);
+  const sy = Math.max(0, (y1 - pad) * scale);
+  const sw = Math.min(img.naturalWidth - sx, (x2 - x1 + 2 * pad) * scale);
+  const sh = Math.min(img.naturalHeight - sy, (y2 - y1 + 2 * pad) * scale);
+  const canvas = el("canvas", { class: "picker-preview", height: 72, width: Math.max(24, Math.round(72 * sw / sh)) });
+  try { canvas.getContext("2d").drawImage(img, sx, sy, sw, sh, 0, 0, canvas.width, canvas.height); } catch { return null; }
+  return canvas;
+}
+
 function openPicker(slot, index) {
   pickerState = { slot, index };
-  $("#picker-current").replaceChildren(tile(slot.reading.tiles[index].tile));
-  $$("#picker-grid .pick").forEach((b) => b.classList.toggle("current", b.dataset.code === slot.reading.tiles[index].tile));
+  const code = slot.reading.tiles[index].tile;
+  $("#picker-current").replaceChildren(...[tilePreview(slot, index), tile(code)].filter(Boolean));
+  $$("#picker-grid .pick").forEach((b) => b.classList.toggle("current", b.dataset.code === code));
+  $("#picker-remove").hidden = slot.reading.mode === "dice";  // nine dice stay nine: correct a face instead
+  $$(".tilebox.picking").forEach((g) => g.classList.remove("picking"));
+  const group = $(`svg g.tilebox[data-index='${index}']`, slot);
+  if (group) group.classList.add("picking");
   $("#picker").hidden = false;
+  // The sheet covers the bottom of the screen: bring the tile above it (with room to scroll to).
+  if (group) {
+    const sheetTop = $("#picker .sheet-body").getBoundingClientRect().top;
+    const headerBottom = $(".top").getBoundingClientRect().bottom;
+    const box = group.getBoundingClientRect();
+    const room = sheetTop - headerBottom;
+    if (box.top < headerBottom + 8 || box.bottom > sheetTop - 8) {
+      const wanted = box.top - headerBottom - Math.max(8, (room - box.height) / 2);
+      const spare = document.documentElement.scrollHeight - window.innerHeight - window.scrollY;
+      if (wanted > spare) document.body.style.paddingBottom = `calc(var(--tabs) + ${Math.ceil(wanted - spare) + 40}px)`;
+      window.scrollBy(0, wanted);
+    }
+  }
 }
 
 function closePicker() {
   $("#picker").hidden = true;
+  document.body.style.paddingBottom = "";
+  $$(".tilebox.picking").forEach((g) => g.classList.remove("picking"));
   pickerState = null;
 }
 
@@ -372,6 +538,12 @@ async function pickTile(code) {
   const { slot, index } = pickerState;
   closePicker();
   slot.corrected = true;
+  if (code !== "?") settleDoubt(slot, index);  // "?" says "I can't tell either": the doubt stays
+  if (slot.reading.mode === "dice") {
+    slot.reading.tiles[index].tile = code;
+    renderDice(slot, null, true);
+    return;
+  }
   await correctSlot(slot, slot.reading.tiles.map((item, i) => (i === index ? code : item.tile)), true);
 }
 
@@ -398,16 +570,25 @@ async function correctSlot(slot, codes, fill) {
 let liveStream = null;
 let liveCallback = null;
 
-async function openLive(callback) {
+async function openLive(slot, callback) {
   liveCallback = callback;
   const video = $("#live-video");
+  const note = $(".live-note", slot);
+  note.hidden = true;
+  note.classList.remove("error");
   try {
     liveStream = await navigator.mediaDevices.getUserMedia({
       video: { facingMode: { ideal: "environment" }, width: { ideal: 1920 }, height: { ideal: 1080 } },
       audio: false,
     });
   } catch (error) {
-    alert(t("live_failed", { error: error.message || error.name }));
+    // Said in the page, beside the button, with what to do instead (never a raw alert).
+    note.textContent = error.name === "NotFoundError" || error.name === "OverconstrainedError" ? t("camera_missing")
+      : error.name === "NotAllowedError" || error.name === "SecurityError" ? t("camera_denied")
+        : t("live_failed", { error: error.message || error.name });
+    note.classList.add("error");
+    note.setAttribute("role", "alert");
+    note.hidden = false;
     return;
   }
   video.srcObject = liveStream;
@@ -439,7 +620,7 @@ function shootLive() {
 // 1. Table (typed)
 
 async function checkTable() {
-  const body = { table: $("#table-text").value, rules: currentRules() };
+  const body = { table: $("#table-text").value, loose: $("#table-loose").value, rules: currentRules() };
   await show($("#table-result"), async () => tableVerdict(await api("POST", "/api/table/check", body)));
 }
 
@@ -452,6 +633,8 @@ async function checkTurn() {
     before: $("#turn-before").value,
     after: $("#turn-after").value,
     rack_before: rack || null,
+    loose_before: $("#turn-before-loose").value,
+    loose_after: $("#turn-after-loose").value,
     opened: $("#turn-opened").checked,
     rules: currentRules(),
   };
@@ -647,13 +830,15 @@ async function loadDiceSheet() {
 
 async function createDiceSheet() {
   const players = $("#dice-players").value.split("\n").map((s) => s.trim()).filter(Boolean);
-  if (!players.length) { alert(t("players_needed")); return; }
+  const out = $("#dice-note");
+  out.replaceChildren();
+  if (!players.length) { showError(out, new Error(t("players_needed"))); return; }
   try {
     diceSheet = await api("POST", "/api/dice/sheets", { players, turns: Number($("#dice-turns").value) || 6 });
     store.set("diceSheet", diceSheet.id);
     $("#dice-new").open = false;
     renderDiceSheet();
-  } catch (error) { alert(error.message); }
+  } catch (error) { showError(out, error); }
 }
 
 async function addDiceTurn() {
@@ -675,7 +860,11 @@ async function addDiceTurn() {
 
 async function deleteDiceSheet() {
   if (!confirm(t("confirm_delete"))) return;
-  await api("DELETE", `/api/dice/sheets/${diceSheet.id}`).catch(() => null);
+  try {
+    await api("DELETE", `/api/dice/sheets/${diceSheet.id}`);
+  } catch (error) {
+    if (error.status !== 404) { showError($("#dice-note"), error); return; }  // refused: the sheet stays
+  }
   store.set("diceSheet", null);
   diceSheet = null;
   renderDiceSheet();
@@ -742,7 +931,11 @@ async function loadMatchList() {
         el("button", { class: "secondary", text: t("open"), onclick: async () => { await loadMatch(m.id); loadMatchList(); } }),
         el("button", { class: "secondary", text: t("delete"), onclick: async () => {
           if (!confirm(t("confirm_delete"))) return;
-          await api("DELETE", `/api/matches/${m.id}`).catch(() => null);
+          try {
+            await api("DELETE", `/api/matches/${m.id}`);
+          } catch (error) {
+            if (error.status !== 404) { showError($("#match-note"), error); return; }  // refused: nothing changed
+          }
           if (currentMatch && currentMatch.id === m.id) await loadMatch(null);
           loadMatchList();
         } })))));
@@ -765,7 +958,9 @@ function rulesFromForm() {
 
 async function createMatch() {
   const players = $("#match-players").value.split("\n").map((s) => s.trim()).filter(Boolean);
-  if (!players.length) { alert(t("players_needed")); return; }
+  const out = $("#match-note");
+  out.replaceChildren();
+  if (!players.length) { showError(out, new Error(t("players_needed"))); return; }
   try {
     const match = await api("POST", "/api/matches", {
       name: $("#match-name").value.trim(), players, rounds: Number($("#match-rounds").value) || 1, rules: rulesFromForm(),
@@ -774,12 +969,12 @@ async function createMatch() {
     store.set("timerPlayer", 0);
     await loadMatch(match.id);
     loadMatchList();
-  } catch (error) { alert(error.message); }
+  } catch (error) { showError(out, error); }
 }
 
 async function undoGame() {
   if (!confirm(t("confirm_undo"))) return;
-  try { currentMatch = await api("DELETE", `/api/matches/${currentMatch.id}/games/last`); renderMatch(); setupScorePlayers(); } catch (error) { alert(error.message); }
+  try { currentMatch = await api("DELETE", `/api/matches/${currentMatch.id}/games/last`); renderMatch(); setupScorePlayers(); } catch (error) { showError($("#match-note"), error); }
 }
 
 // The turn timer: the rule set's seconds; when time runs out, the rule set's penalty.
@@ -904,6 +1099,7 @@ async function showServerInfo() {
   $$(".model-note").forEach((note) => note.remove());
   try {
     serverInfo = await api("GET", "/api/health");
+    await showAccess();
     $("#status").textContent = serverInfo.models_loaded ? "" : t("typed_only");
     if (!serverInfo.models_loaded) {
       $$(".screen").forEach((screen) => {
@@ -912,6 +1108,32 @@ async function showServerInfo() {
       });
     }
   } catch (error) { $("#status").textContent = error.message; }
+}
+
+// Served on the network: a phone that has not joined sees the code form (everything else answers
+// 403); the computer that runs the server sees the QR code a phone scans to join in one step.
+async function showAccess() {
+  $("#join").hidden = !(serverInfo.join_required && serverInfo.access === "guest");
+  const box = $("#share");
+  box.hidden = true;
+  if (!serverInfo.join_required || serverInfo.access !== "local") return;
+  const share = await api("GET", "/api/join/share");
+  if (!share.url) return;
+  const template = document.createElement("template");
+  template.innerHTML = share.svg;  // made by the server (segno) from its own address: no user text
+  $(".share-qr", box).replaceChildren(template.content);
+  $(".share-line", box).replaceChildren(...withNodes(t("share_line"), {
+    url: el("a", { href: share.url, text: share.urls[0] }), code: el("span", { class: "share-code", text: share.code }),
+  }));
+  box.hidden = false;
+}
+
+async function joinTable() {
+  const out = $("#join-result");
+  try {
+    await api("POST", "/api/join", { code: $("#join-code").value });
+    location.reload();  // everything again, now allowed
+  } catch (error) { showError(out, error); }
 }
 
 async function start() {
@@ -924,6 +1146,7 @@ async function start() {
   $("#lang").addEventListener("change", (e) => switchLanguage(e.target.value));
   $$(".slot").forEach(setupSlot);
   buildPicker();
+  $("#join-go").addEventListener("click", (e) => busyButton(e.currentTarget, joinTable()));
   $("#table-check").addEventListener("click", (e) => busyButton(e.currentTarget, checkTable()));
   $("#turn-check").addEventListener("click", (e) => busyButton(e.currentTarget, checkTurn()));
   $("#score-go").addEventListener("click", (e) => busyButton(e.currentTarget, scoreGame(false)));
