@@ -1,5 +1,5 @@
 """``python -m referee``: see :mod:`referee.cli`."""
 
-from referee.cli import main
+from referee.cli import main, run_piped
 
-raise SystemExit(main())
+raise SystemExit(run_piped(main))

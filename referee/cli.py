@@ -38,8 +38,9 @@ import argparse
 import dataclasses
 import enum
 import json
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from referee.i18n import LANGUAGES, _, language_from_locale, language_from_tag, ngettext, use_language
@@ -53,7 +54,7 @@ from referee.tiles import format_tiles, parse_table, parse_tiles
 from referee.turn import check_turn
 from referee.verdict import Verdict
 
-__all__ = ["main", "build_parser", "rules_from_options"]
+__all__ = ["main", "build_parser", "rules_from_options", "run_piped"]
 
 EXIT_OK = 0
 EXIT_UNAVAILABLE = 1
@@ -428,6 +429,24 @@ _COMMANDS = {
     "dice": _cmd_dice,
     "best-move": _cmd_best_move,
 }
+
+
+def run_piped(main: Callable[[], int]) -> int:
+    """Run a command line's ``main`` so that ``... | head`` ends quietly (issue 15).
+
+    When the reader of the pipe exits early, the next write raises ``BrokenPipeError``: stop, and
+    exit with 141 (128 + SIGPIPE) as other Unix tools do, instead of a traceback. Python flushes
+    stdout once more at exit, so stdout is pointed at ``os.devnull`` first (the recipe of the
+    ``signal`` module's documentation, "Note on SIGPIPE").
+    """
+    try:
+        code = main()
+        sys.stdout.flush()  # a buffered last write fails here, still inside the handler
+        return code
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -137,4 +137,6 @@ def _read(args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from referee.cli import run_piped  # ``... | head`` ends quietly, without a BrokenPipeError
+
+    raise SystemExit(run_piped(main))

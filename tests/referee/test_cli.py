@@ -228,3 +228,20 @@ def test_best_move(capsys: pytest.CaptureFixture[str]) -> None:
     # before the initial meld the table can't be used: R4 alone is not 30 points
     data = run_json(capsys, "best-move", "--table", "R1 R2 R3", "--rack", "R4", "--not-opened")
     assert data["count"] == 0
+
+
+def _piped_into_closed_reader(*args: str) -> tuple[int, str]:
+    """Run ``python -m ...`` with its stdout a pipe whose reader has already gone (``| head``
+    that stopped reading): exit code and stderr."""
+    process = subprocess.Popen([sys.executable, "-m", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # before the program writes: every write meets a broken pipe
+    err = process.stderr.read().decode()
+    return process.wait(60), err
+
+
+def test_piping_into_head_ends_quietly() -> None:
+    """Issue 15: ``python -m referee ... | head`` ended in a BrokenPipeError traceback."""
+    code, err = _piped_into_closed_reader("referee", "--json", "rules")
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
+    assert code == 141  # 128 + SIGPIPE, as other Unix tools
