@@ -38,11 +38,12 @@ def write_y4m(photo: Path, out: Path, width: int = 640, frames: int = 6) -> tupl
 
 
 @contextmanager
-def serve(application: Any, port: int) -> Iterator[str]:
-    """Run the app with uvicorn in a thread on 127.0.0.1; yields its URL."""
+def serve(application: Any, port: int, host: str = "127.0.0.1") -> Iterator[str]:
+    """Run the app with uvicorn in a thread on ``host`` (127.0.0.1; 0.0.0.0 for a LAN test);
+    yields its URL on 127.0.0.1."""
     import uvicorn
 
-    server = uvicorn.Server(uvicorn.Config(application, host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(application, host=host, port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

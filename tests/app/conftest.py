@@ -82,6 +82,70 @@ class LabelReader:
         return build_reading((w, h), det, rules or RuleSet.classic(), mode)
 
 
+@dataclass
+class KnownPhotos:
+    """A stand-in for the tile models that knows the true tiles of several photos: each image it
+    receives is matched to the nearest of them (a 32 x 24 grey thumbnail), whose tiles go through
+    the real rule-aware decoding, scaled to the size received. For checks that send two photos
+    (before and after a turn)."""
+
+    photos: list[tuple[Path, np.ndarray, list[str]]]
+    """(image file, boxes xyxy in its pixels, tile codes)."""
+
+    @staticmethod
+    def _thumb(image_bgr: np.ndarray) -> np.ndarray:
+        import cv2
+
+        grey = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
+        return cv2.resize(grey, (32, 24), interpolation=cv2.INTER_AREA).astype(np.float32)
+
+    def read_table(self, image_bgr: np.ndarray, rules: Any = None, mode: str = "table") -> Any:
+        import cv2
+
+        from referee.ruleset import RuleSet
+        from referee.tiles import parse_tile
+        from vision.decode import build_reading
+        from vision.detections import TileDetections
+
+        thumb = self._thumb(image_bgr)
+        path, boxes, codes = min(self.photos, key=lambda p: float(np.abs(self._thumb(cv2.imread(str(p[0]))) - thumb).mean()))
+        height, width = cv2.imread(str(path)).shape[:2]
+        h, w = image_bgr.shape[:2]
+        scaled = boxes * np.array([w / width, h / height, w / width, h / height], dtype=np.float32)
+        det = TileDetections.from_tiles(scaled, [parse_tile(c) for c in codes])
+        return build_reading((w, h), det, rules or RuleSet.classic(), mode)
+
+
+def turn_photos(folder: Path) -> tuple[Path, Path, KnownPhotos]:
+    """A turn in two real photos: *after* is a shared photo with loose tiles (R11 R12) beside
+    eleven valid sets; *before* is the same photo with one valid set painted out (not laid yet).
+    Returns (before, after, a reader that knows both)."""
+    import cv2
+
+    from tests.app.corpus import photo_labels, real_photo_paths
+    from vision.decode import build_reading
+    from vision.detections import TileDetections
+    from referee.tiles import parse_tile
+
+    photos = [p for p in real_photo_paths() if p.name.startswith("rummy4-6_")]
+    if not photos:
+        pytest.skip("the shared data set ../shared/datasets/rummikub-real-v1 is absent")
+    after = photos[0]
+    boxes, codes = photo_labels(after)
+    image = cv2.imread(str(after))
+    reading = build_reading((image.shape[1], image.shape[0]), TileDetections.from_tiles(boxes, [parse_tile(c) for c in codes]))
+    laid = next(s for s in reading.to_dict()["sets"] if s["valid"] and len(s["indices"]) >= 3)
+    painted = image.copy()
+    for i in laid["indices"]:
+        x1, y1, x2, y2 = (int(v) for v in boxes[i])
+        cv2.rectangle(painted, (x1 - 2, y1 - 2), (x2 + 2, y2 + 2), (40, 90, 40), -1)  # the felt, no tile
+    before = folder / "before.jpg"
+    cv2.imwrite(str(before), painted, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    keep = [i for i in range(len(codes)) if i not in set(laid["indices"])]
+    reader = KnownPhotos([(after, boxes, codes), (before, boxes[keep], [codes[i] for i in keep])])
+    return before, after, reader
+
+
 def demo_photo() -> Path:
     """The shared test photo with the most sets (16 sets, two of them illegal)."""
     from tests.app.corpus import real_photo_paths

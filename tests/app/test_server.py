@@ -120,3 +120,27 @@ def test_db_path_from_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     with TestClient(app_module.create_app(app_module.Settings(load_models=False))) as c:
         assert c.post("/api/dice/sheets", json={"players": ["Ana"]}).status_code == 201
     assert (tmp_path / "env.db").exists()
+
+
+def test_on_the_network_it_prints_the_lan_address_a_join_code_and_a_qr_code(tmp_path: Path) -> None:
+    """Issue 15: ``--host 0.0.0.0`` printed only 127.0.0.1. Now the machine's LAN address, a join
+    code and a QR code holding both; a phone without the code is refused, this computer is not."""
+    from webapp.certs import lan_addresses
+
+    lan = lan_addresses()
+    if not lan:
+        pytest.skip("this machine has no network address besides loopback")
+    server = start_server(tmp_path, "--no-models", "--host", "0.0.0.0")
+    try:
+        port = server.url.rsplit(":", 1)[1]
+        local = httpx.post(server.url + "/api/matches", json={"players": ["Ana", "Ben"]}, timeout=10)
+        assert local.status_code == 201  # this computer writes as before
+        phone = httpx.post(f"http://{lan[0]}:{port}/api/matches", json={"players": ["Cy", "Di"]}, timeout=10)
+        assert phone.status_code == 403  # the same request from the LAN address, without the code
+        share = httpx.get(server.url + "/api/join/share", timeout=10).json()
+    finally:
+        stop_server(server)
+    log = server.log.read_text()
+    assert f"http://{lan[0]}:{port}/" in log
+    assert share["code"] in log and share["url"] == f"http://{lan[0]}:{port}/?join=" + share["url"].split("=", 1)[1]
+    assert "▀" in log or "▄" in log  # the QR code, two rows of modules per line
