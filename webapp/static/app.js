@@ -338,9 +338,10 @@ function tileStatus(reading, index) {
 
 // Where each tile's label goes: above its box if that space is free, else below, else a line
 // further out; labels never cover one another on a dense rack (issue 15). Boxes are placed left to
-// right; ``size`` is [width, height] of one label in image pixels per character count.
-function placeLabels(boxes, widths, height, image) {
-  const placed = [];
+// right; ``widths`` and ``height`` are the labels' sizes in image pixels; ``obstacles`` are spots
+// already taken (the doubts' number badges).
+function placeLabels(boxes, widths, height, image, obstacles = []) {
+  const placed = [...obstacles];
   const overlap = (a, b) => Math.max(0, Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x))
     * Math.max(0, Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y));
   const order = boxes.map((b, i) => i).sort((i, j) => boxes[i][0] - boxes[j][0] || boxes[i][1] - boxes[j][1]);
@@ -386,7 +387,9 @@ function drawOverlay(slot) {
   const doubts = openDoubts(slot);
   const numbers = new Map(doubts.filter((d) => d.index !== null).map((d) => [d.index, d.number]));
   const widths = reading.tiles.map((item) => font * (item.tile.length * 0.62 + 0.5));
-  const spots = placeLabels(reading.tiles.map((item) => item.box), widths, font * 1.1, reading.image);
+  const r = font * 0.75;  // a doubt's number badge: a circle on its tile's top right corner
+  const badgeSpots = [...numbers.keys()].map((i) => ({ x: reading.tiles[i].box[2] - r, y: reading.tiles[i].box[1] - r, w: 2 * r, h: 2 * r }));
+  const spots = placeLabels(reading.tiles.map((item) => item.box), widths, font * 1.1, reading.image, badgeSpots);
   svg.replaceChildren();
   const badges = [];
   reading.tiles.forEach((item, index) => {
@@ -405,7 +408,6 @@ function drawOverlay(slot) {
     const number = numbers.get(index);
     if (number) {
       // The doubt's number ("Tile 30"), in a badge on the tile's corner, above every label.
-      const r = font * 0.75;
       const badge = svgEl("g", { class: "doubt-no", "data-number": number, "data-index": index });
       badge.append(svgEl("circle", { cx: x2, cy: y1, r }),
         Object.assign(svgEl("text", { x: x2, y: y1 + font * 0.35, "font-size": font, "text-anchor": "middle" }), { textContent: String(number) }));
