@@ -202,15 +202,17 @@ def test_labels_on_a_dense_photo_do_not_overlap(browser, doubt_server) -> None: 
     page.wait_for_function(f"document.querySelectorAll('{TABLE} svg g.tilebox').length === 54", timeout=30000)
     overlaps = page.evaluate(f"""() => {{
         const r = [...document.querySelectorAll('{TABLE} svg .label-bg')].map((n) => n.getBoundingClientRect());
+        const badges = [...document.querySelectorAll('{TABLE} svg g.doubt-no circle')].map((n) => n.getBoundingClientRect());
+        const hit = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5
+            && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5;
         let bad = 0;
-        for (let i = 0; i < r.length; i++) for (let j = i + 1; j < r.length; j++) {{
-            const w = Math.min(r[i].right, r[j].right) - Math.max(r[i].left, r[j].left);
-            const h = Math.min(r[i].bottom, r[j].bottom) - Math.max(r[i].top, r[j].top);
-            if (w > 0.5 && h > 0.5) bad++;
+        for (let i = 0; i < r.length; i++) {{
+            for (let j = i + 1; j < r.length; j++) if (hit(r[i], r[j])) bad++;
+            for (const b of badges) if (hit(r[i], b)) bad++;  // nor under a doubt's number
         }}
-        return {{ bad, height: Math.min(...r.map((x) => x.height)) }};
+        return {{ bad, badges: badges.length, height: Math.min(...r.map((x) => x.height)) }};
     }}""")
-    assert overlaps["bad"] == 0
+    assert overlaps["bad"] == 0 and overlaps["badges"] > 5
     assert overlaps["height"] >= 10  # readable on the phone: at least 10 CSS pixels tall
 
 

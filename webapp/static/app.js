@@ -349,16 +349,20 @@ function placeLabels(boxes, widths, height, image, obstacles = []) {
   for (const i of order) {
     const [x1, y1, x2, y2] = boxes[i];
     const w = widths[i];
-    const x = Math.min(Math.max(0, (x1 + x2) / 2 - w / 2), Math.max(0, image.width - w));
-    const ys = [y1 - height, y2, y1 - 2 * height, y2 + height, y1, y2 - height]
-      .map((y) => Math.min(Math.max(0, y), Math.max(0, image.height - height)));
+    const clampX = (x) => Math.min(Math.max(0, x), Math.max(0, image.width - w));
+    const clampY = (y) => Math.min(Math.max(0, y), Math.max(0, image.height - height));
+    const xs = [(x1 + x2) / 2 - w / 2, x1, x2 - w, x1 - w / 2, x2 - w / 2, x1 - w, x2].map(clampX);
+    const ys = [y1 - height, y2, y1, y2 - height, y1 - 2 * height, y2 + height, (y1 + y2 - height) / 2,
+      y1 - 3 * height, y2 + 2 * height].map(clampY);
     let best = null;
     let bestCost = Infinity;
-    for (const y of ys) {
-      const spot = { x, y, w, h: height };
-      const cost = placed.reduce((sum, other) => sum + overlap(spot, other), 0);
-      if (cost < bestCost) { best = spot; bestCost = cost; }
-      if (cost === 0) break;
+    search: for (const y of ys) {
+      for (const x of xs) {
+        const spot = { x, y, w, h: height };
+        const cost = placed.reduce((sum, other) => sum + overlap(spot, other), 0);
+        if (cost < bestCost) { best = spot; bestCost = cost; }
+        if (cost === 0) break search;
+      }
     }
     placed.push(best);
     out[i] = best;
