@@ -401,14 +401,19 @@ def turn_result(body: TurnIn) -> dict[str, Any]:
 
     A tile loose at both the start and the end of the turn was not laid this turn (a set the
     layout could not join, or a tile left over from an earlier turn): it is left out of the check,
-    and the summary says so.
+    and the summary says so. A tile loose only at the start was on the table all the same: it
+    counts as one more (last) set of the table before, so it can't vanish, nor pass for a tile laid
+    from the rack when it joins a set.
     """
     rules = rules_from(body.rules)
     loose_before = Counter(parse_tiles(body.loose_before))
     loose_after = Counter(parse_tiles(body.loose_after))
     both = loose_before & loose_after
+    before = sets_from(body.before)
+    if loose_before - both:
+        before.append(sorted((loose_before - both).elements(), key=lambda t: t.sort_key))
     verdict = check_turn(
-        sets_from(body.before),
+        before,
         sets_from(body.after),
         parse_tiles(body.rack_before) if body.rack_before is not None and body.rack_before.strip() else None,
         body.opened,
