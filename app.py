@@ -261,7 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     """``python app.py [--host 127.0.0.1] [--port 8000] [--https] [--db PATH]``."""
     parser = argparse.ArgumentParser(prog="python app.py", description="Serve the Rummikub table assistant.")
     parser.add_argument("--host", default="127.0.0.1",
-                        help="address to listen on (default 127.0.0.1; 0.0.0.0 lets a phone on the LAN in)")
+                        help="address to listen on (default 127.0.0.1; 0.0.0.0 lets phones on the LAN in: they "
+                             "join with the QR code or the code it prints)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument("--https", action="store_true",
                         help="serve HTTPS with a self-signed certificate (live camera mode on a phone)")

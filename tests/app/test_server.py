@@ -143,4 +143,22 @@ def test_on_the_network_it_prints_the_lan_address_a_join_code_and_a_qr_code(tmp_
     log = server.log.read_text()
     assert f"http://{lan[0]}:{port}/" in log
     assert share["code"] in log and share["url"] == f"http://{lan[0]}:{port}/?join=" + share["url"].split("=", 1)[1]
-    assert "▀" in log or "▄" in log  # the QR code, two rows of modules per line
+    assert _decode_terminal_qr(log) == share["url"]  # the QR code printed in the terminal: one scan
+
+
+def _decode_terminal_qr(log: str) -> str:
+    """The text of the QR code drawn with block characters in ``log`` (two rows of modules per
+    line, as on a dark terminal: a block is light, a space dark), read by OpenCV's QR decoder."""
+    import cv2
+    import numpy as np
+
+    lines = [line for line in log.splitlines() if line and set(line) <= set("█▀▄ ")]
+    light = {"█": (1, 1), "▀": (1, 0), "▄": (0, 1), " ": (0, 0)}
+    rows = []
+    for line in lines:
+        pairs = [light[c] for c in line]
+        rows += [[p[0] for p in pairs], [p[1] for p in pairs]]
+    modules = np.array(rows, dtype=np.uint8) * 255
+    image = cv2.resize(modules, None, fx=8, fy=8, interpolation=cv2.INTER_NEAREST)
+    text, _points, _ = cv2.QRCodeDetector().detectAndDecode(image)
+    return text
