@@ -303,11 +303,11 @@ function renderDice(slot, best, fill) {
   if (fill) slotTarget(slot).value = faces;
   drawOverlay(slot);
   const parts = [];
-  if (!reading.ok && reading.message) parts.push(el("p", { class: "banner bad", text: reading.message || t("no_tiles") }));
+  if (!reading.ok) parts.push(el("p", { class: "banner bad", text: reading.message || t("no_tiles") }));
   parts.push(...doubtList(slot));
   if (reading.tiles.length) parts.push(el("p", { class: "muted small", text: t("tap_to_fix") }));
   result.replaceChildren(...parts);
-  if (fill && (best || (slot.corrected && reading.tiles.length === 9 && !faces.split(" ").includes("?")))) {
+  if (fill && (best || (slot.corrected && reading.ok))) {
     let first = best;  // a later redo (a change of language) arranges the same faces anew
     show($("#dice-result"), async () => {
       const shown = first || await api("POST", "/api/dice/best", { faces });
@@ -547,6 +547,8 @@ async function pickTile(code) {
   if (code !== "?") settleDoubt(slot, index);  // "?" says "I can't tell either": the doubt stays
   if (slot.reading.mode === "dice") {
     slot.reading.tiles[index].tile = code;
+    const faces = slot.reading.tiles.map((item) => item.tile);
+    if (faces.length === 9 && !faces.includes("?")) slot.reading.ok = true;  // the count's message no longer holds
     renderDice(slot, null, true);
     return;
   }
