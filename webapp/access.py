@@ -68,14 +68,17 @@ class JoinCodes:
         return f"{self.short[:3]}-{self.short[3:]}"
 
     def accepts(self, value: str | None) -> bool:
-        """True for the long code, or the short one typed any case, with or without spaces and dashes."""
+        """True for the long code, or the short one typed any case, with or without spaces and
+        dashes. Only ``POST /api/join`` takes the short one: it counts wrong guesses."""
         if not value:
             return False
         typed = "".join(c for c in value.upper() if c.isalnum())
+        return self.accepts_token(value.strip()) or hmac.compare_digest(typed.encode(), self.short.encode())
+
+    def accepts_token(self, value: str | None) -> bool:
+        """True for the long code only (the cookie, the QR code's link): 96 bits, nothing to guess."""
         # compare_digest: the time taken does not tell how many characters were right.
-        return hmac.compare_digest(value.strip().encode(), self.token.encode()) or hmac.compare_digest(
-            typed.encode(), self.short.encode()
-        )
+        return bool(value) and hmac.compare_digest(str(value).encode(), self.token.encode())
 
     def url(self, base: str) -> str:
         """``base`` (``http://192.168.1.5:8000/``) with the long code, for the QR code."""
@@ -122,14 +125,14 @@ class JoinMiddleware:
         headers = _headers(scope)
         if _is_loopback(client[0] if client else None):
             scope[ACCESS_KEY] = "local"
-        elif self.join.accepts(_cookie(headers.get("cookie"), JOIN_COOKIE)):
+        elif self.join.accepts_token(_cookie(headers.get("cookie"), JOIN_COOKIE)):
             scope[ACCESS_KEY] = "joined"
         else:
             scope[ACCESS_KEY] = "guest"
         method, path = scope["method"], scope["path"]
         if path == "/" and method == "GET":
             query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
-            if self.join.accepts(query.get("join")):
+            if self.join.accepts_token(query.get("join")):
                 await _redirect_with_cookie(send, self.join.token, secure=scope.get("scheme") == "https")
                 return
         if scope[ACCESS_KEY] == "guest" and not _guest_may(method, path):

@@ -98,6 +98,12 @@ def test_guessing_the_short_code_is_stopped(served: tuple[TestClient, TestClient
         assert phone.post("/api/join", json={"code": "nope"}).status_code == 403
     # Even the right code waits now: guessing 10 in ten minutes can't cover 32^6 codes.
     assert phone.post("/api/join", json={"code": codes.short}).status_code == 429
+    # Nor can the short code be tried where nothing counts the guesses: the link and the cookie
+    # take the long code only.
+    assert phone.get(f"/?join={codes.short}").status_code == 200  # the page, no cookie
+    phone.cookies.set(access.JOIN_COOKIE, codes.short)
+    assert phone.get("/api/health").json()["access"] == "guest"
+    assert phone.get("/api/matches").status_code == 403
 
 
 def test_on_this_computer_nothing_changes(client: TestClient) -> None:
