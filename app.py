@@ -97,7 +97,7 @@ def _warm_solver() -> None:
     """Import the solver and SciPy (the exact tie-break) off the request path, at start-up: the
     first suggestion would otherwise wait about half a second for them."""
     try:
-        import referee.least  # noqa: F401
+        import referee.solver.least  # noqa: F401
         import referee.solver  # noqa: F401
         import scipy.optimize  # noqa: F401
     except ImportError:

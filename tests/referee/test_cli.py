@@ -200,7 +200,7 @@ def test_arrange_and_the_table_rearranged(capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_best_move(capsys: pytest.CaptureFixture[str]) -> None:
-    solver = pytest.importorskip("referee.solver", reason="referee/solver.py (best move) is not there")
+    solver = pytest.importorskip("referee.solver", reason="referee/solver/ (best move) is not there")
     if not hasattr(solver, "best_move"):
         pytest.skip("referee.solver has no best_move yet")
     data = run_json(capsys, "best-move", "--table", "R1 R2 R3", "--rack", "R4 K9 K10 K11")

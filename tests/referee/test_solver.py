@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 
-from referee.bench import DEFAULT_POSITIONS as POSITIONS, load_positions
+from referee.tools.bench import DEFAULT_POSITIONS as POSITIONS, load_positions
 from referee.ruleset import RuleSet
 from referee.solver import Move, SolverError, arrange, best_move
 from referee.tiles import JOKER, Colour, Tile, TileError, parse_table, parse_tile, parse_tiles
@@ -171,7 +171,7 @@ def test_split_reports_moved_tiles_and_steps() -> None:
 )
 def test_least_disturbance_where_known(table: str, rack: str, count: int, least: int, why: str) -> None:
     """The default tie-break (the estimate) pinned where it reaches the least (each least found
-    by the integer programme of ``referee.least``): among the moves laying the most tiles, the
+    by the integer programme of ``referee.solver.least``): among the moves laying the most tiles, the
     solver's moves the fewest table tiles to another set, and its steps say so."""
     old = parse_table(table)
     move = best_move(old, parse_tiles(rack))
@@ -206,7 +206,7 @@ def test_matching_of_new_sets_to_old_keeps_most(seed: int) -> None:
     """``moved`` counts against the best matching of new sets to old ones, not the greedy one
     (which keeps fewer when an old set shares tiles with two new sets, one of which shares with
     another old set). Random overlaps, copies counted, against a brute force."""
-    from referee.solver import _match  # (the step description's matching; private)
+    from referee.solver.steps import _match  # (the step description's matching; private)
 
     rng = random.Random(seed)
     for _ in range(300):
@@ -510,7 +510,9 @@ def test_random_positions_match_every_joker_placement(seed: int) -> None:
     needs, the group floor) never cut the best plan: on random positions, half of them with a
     joker on the rack, the count equals that of the plain breadth-first programme with every
     joker placement and no bound but the trivial one."""
-    from referee import solver
+    from referee.solver.inputs import _counts, _indices
+    from referee.solver.programme import _Programme
+    from referee.solver.state import _P_SHIFT
 
     rng = random.Random(3000 + seed)
     rules = RuleSet.xp() if seed % 8 == 7 else RuleSet.classic()
@@ -520,17 +522,19 @@ def test_random_positions_match_every_joker_placement(seed: int) -> None:
     if seed % 2 and box[JOKER] and JOKER not in rack:
         rack[0] = JOKER
     move = best_move(old, rack, rules=rules)
-    table_count = solver._counts(solver._indices([t for s in old for t in s]))
-    rack_count = solver._counts(solver._indices(rack))
-    plain = solver._Programme(table_count, rack_count, rules, "tiles", None, None, lean=False).solve(1)
-    assert (move.count if move else 0) == (plain.score >> solver._P_SHIFT if plain else 0)
+    table_count = _counts(_indices([t for s in old for t in s]))
+    rack_count = _counts(_indices(rack))
+    plain = _Programme(table_count, rack_count, rules, "tiles", None, None, lean=False).solve(1)
+    assert (move.count if move else 0) == (plain.score >> _P_SHIFT if plain else 0)
 
 
 @pytest.mark.parametrize("seed", range(8))
 def test_xp_positions_with_three_or_four_jokers_match_every_joker_placement(seed: int) -> None:
     """With three or four jokers (XP) the joker needs prune the search too: the count equals
     that of the plain breadth-first programme with every joker placement."""
-    from referee import solver
+    from referee.solver.inputs import _counts, _indices
+    from referee.solver.programme import _Programme
+    from referee.solver.state import _P_SHIFT
 
     rng = random.Random(4000 + seed)
     rules = RuleSet.xp()
@@ -540,11 +544,11 @@ def test_xp_positions_with_three_or_four_jokers_match_every_joker_placement(seed
     jokers = 3 + seed % 2 - sum(t.is_joker for s in old for t in s)
     rack[: max(0, jokers)] = [JOKER] * max(0, jokers)
     move = best_move(old, rack, rules=rules)
-    table_count = solver._counts(solver._indices([t for s in old for t in s]))
-    rack_count = solver._counts(solver._indices(rack))
+    table_count = _counts(_indices([t for s in old for t in s]))
+    rack_count = _counts(_indices(rack))
     assert table_count[52] + rack_count[52] >= 3
-    plain = solver._Programme(table_count, rack_count, rules, "tiles", None, None, lean=False).solve(1)
-    assert (move.count if move else 0) == (plain.score >> solver._P_SHIFT if plain else 0)
+    plain = _Programme(table_count, rack_count, rules, "tiles", None, None, lean=False).solve(1)
+    assert (move.count if move else 0) == (plain.score >> _P_SHIFT if plain else 0)
     if move:
         _assert_valid_move(move, [t for s in old for t in s], rack)
         _assert_steps_transform(old, move)
@@ -565,9 +569,9 @@ def test_solves_in_threads_match() -> None:
 
 @needs_positions
 def test_bench_reports_classes_and_joker_split() -> None:
-    """``python -m referee.bench`` (without the peer): per class and per class split by jokers,
+    """``python -m referee.tools.bench`` (without the peer): per class and per class split by jokers,
     every count checked against the recorded optimum."""
-    from referee.bench import run
+    from referee.tools.bench import run
 
     positions = [p for p in ALL if p["id"] in ("small-nJ-000", "small-J-000", "crafted-01")]
     report = run(positions, repeat=1, peer=False)

@@ -1,4 +1,4 @@
-"""The exact tie-break reference (``referee.tiebreak_check``): its sets, its answers against a
+"""The exact tie-break reference (``referee.tools.tiebreak_check``): its sets, its answers against a
 brute force on tiny positions, the known leasts, and the solver against it on benchmark
 positions (RULES.md sections 2, 4, 5). Needs SciPy (the benchmark extra)."""
 
@@ -15,10 +15,10 @@ import pytest
 
 pytest.importorskip("scipy", reason="the exact tie-break needs SciPy (a dependency of the app: pip install -e .)")
 
-from referee.bench import DEFAULT_POSITIONS as POSITIONS, load_positions  # noqa: E402
+from referee.tools.bench import DEFAULT_POSITIONS as POSITIONS, load_positions  # noqa: E402
 from referee.sets import check_set  # noqa: E402
 from referee.solver import SolverError, best_move  # noqa: E402
-from referee.tiebreak_check import candidate_sets, compare, least_moved, main, moved_with_best_matching  # noqa: E402
+from referee.tools.tiebreak_check import candidate_sets, compare, least_moved, main, moved_with_best_matching  # noqa: E402
 from referee.tiles import ALL_NUMBERED, JOKER, Colour, Tile, parse_table, parse_tiles  # noqa: E402
 from tests.referee.least_moved_cases import SOLVER_MISSES_LEAST, SOLVER_REACHES_LEAST  # noqa: E402
 from tests.referee.tables import is_set_multiset  # noqa: E402
@@ -205,8 +205,8 @@ def _brute_points(old: list[list[Tile]], rack: list[Tile]) -> tuple[int, int] | 
     a joker is worth the tile it stands for, read as the referee reads the set (a run's spare
     jokers at its top). Every way of putting the rack's jokers on the joker places counts, the
     points from where they sit, and a joker place holding a rack joker keeps no table joker."""
-    from referee.least import _readable
-    from referee.solver import _joker_values
+    from referee.solver.least import _readable
+    from referee.solver.values import _joker_values
 
     table = [t for s in old for t in s]
     best = None
@@ -332,7 +332,7 @@ def test_exact_tiebreak_out_of_time_returns_the_estimate_unproven() -> None:
 
 @needs_positions
 def test_command_line_summary() -> None:
-    """``python -m referee.tiebreak_check --only crafted --json``: every crafted position proven,
+    """``python -m referee.tools.tiebreak_check --only crafted --json``: every crafted position proven,
     the counts agree, and each row holds the solver's own move."""
     out = io.StringIO()
     with redirect_stdout(out):

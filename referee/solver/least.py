@@ -5,7 +5,7 @@ The depth-first solver (:mod:`referee.solver`) breaks ties between equally good 
 estimate (see ``referee/SOLVER.md``, "Least disturbance"); proving the least that way in pure
 Python costs seconds to minutes on a full table. This programme proves it in milliseconds on
 small tables and about half a second (seven at worst) on full ones, so it is used when asked
-for (``best_move(..., tiebreak="exact")``) and by :mod:`referee.tiebreak_check`, the reference
+for (``best_move(..., tiebreak="exact")``) and by :mod:`referee.tools.tiebreak_check`, the reference
 the solver's estimate is measured against. SciPy is imported on the first call, never by
 ``import referee``.
 
@@ -209,7 +209,7 @@ def least_arrangement(
     places: list[tuple[int, int]] = []  # (set, value of one of its joker places): the z columns
     joker_pairs: list[int] = []  # pairs sharing jokers: the k columns (points only, see below)
     if points is not None:
-        from referee.solver import _joker_values
+        from referee.solver.values import _joker_values
 
         places = [(j, v) for j, st in enumerate(sets) if _JOKER in st for v in _joker_values(_readable(st))]
         # A rack joker is not a table joker kept in its set: the pairs' joker part moves to k

@@ -1,11 +1,11 @@
 """Exact reference for the solver's tie-break: the fewest table tiles moved among the best moves.
 
-    python -m referee.tiebreak_check [--positions PATH] [--only TEXT] [--time-limit 20] [--json]
+    python -m referee.tools.tiebreak_check [--positions PATH] [--only TEXT] [--time-limit 20] [--json]
 
 :func:`referee.solver.best_move` breaks ties between moves laying as many rack tiles towards the
 one that disturbs the table least, by default on an estimate (see ``referee/SOLVER.md``), so its
 ``Move.moved`` is not proven to be the least. This module measures that estimate against the
-exact least, found by the integer programme of :mod:`referee.least` (every valid set, the way
+exact least, found by the integer programme of :mod:`referee.solver.least` (every valid set, the way
 rummikub-solver models the game, plus the matching of new sets to old ones; HiGHS through
 SciPy), which never calls the solver. SciPy is imported only when a position is solved, and
 ``import referee`` never loads this module.
@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from referee.assignment import best_assignment
-from referee.bench import DEFAULT_POSITIONS, load_positions
-from referee.least import LeastArrangement, candidate_sets, least_arrangement, shared, tally
+from referee.tools.bench import DEFAULT_POSITIONS, load_positions
+from referee.solver.least import LeastArrangement, candidate_sets, least_arrangement, shared, tally
 from referee.ruleset import RuleSet
 from referee.tiles import Tile, parse_tiles
 
@@ -46,7 +46,7 @@ __all__ = ["LeastMoved", "candidate_sets", "least_moved", "moved_with_best_match
 
 @dataclass(frozen=True)
 class LeastMoved(LeastArrangement):
-    """The exact answer for one position (:class:`~referee.least.LeastArrangement`: ``count``
+    """The exact answer for one position (:class:`~referee.solver.least.LeastArrangement`: ``count``
     is the most rack tiles that can be laid, which the solver's ``Move.count`` must equal)."""
 
     solver_moved: int = 0
@@ -75,11 +75,11 @@ def least_moved(
 ) -> LeastMoved | None:
     """The most rack tiles that can be laid after the opening, and the fewest table tiles moved
     to another set among the arrangements laying that many (exact: the integer programme of
-    :func:`referee.least.least_arrangement`, which does not use the solver). None when HiGHS
+    :func:`referee.solver.least.least_arrangement`, which does not use the solver). None when HiGHS
     does not prove it within ``time_limit`` seconds. Nothing laid counts 0 (the solver returns
     no move then). The arrangement found is also passed through the solver's step description
     (``solver_moved``), a check that both count moved tiles alike."""
-    from referee.solver import _describe_change
+    from referee.solver.steps import _describe_change
 
     found = least_arrangement(table, rack, rules, time_limit=time_limit)
     if found is None:
@@ -146,7 +146,7 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: compare the solver with the exact least on the benchmark positions; exit
     status 1 if the two disagree on a count, or the solver moves fewer than the least."""
-    parser = argparse.ArgumentParser(prog="python -m referee.tiebreak_check", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m referee.tools.tiebreak_check", description=__doc__.split("\n\n")[0])
     parser.add_argument("--positions", type=Path, default=DEFAULT_POSITIONS, help="positions JSON")
     parser.add_argument("--only", default="", help="only positions whose id contains this text")
     parser.add_argument("--time-limit", type=float, default=20.0, help="seconds HiGHS may spend on one position")

@@ -1,7 +1,7 @@
 """Benchmark of the best-move solver against rummikub-solver (den Hertog & Hulshof's integer
 programme), on the same positions in the same run.
 
-    python -m referee.bench [--positions PATH] [--repeat 3] [--clock wall|cpu] [--only TEXT]
+    python -m referee.tools.bench [--positions PATH] [--repeat 3] [--clock wall|cpu] [--only TEXT]
                             [--no-peer] [--json]
 
 Positions default to ``../shared/bench/solver_positions.json`` beside the repository (206
@@ -32,7 +32,7 @@ from referee.tiles import Tile, parse_tiles
 
 __all__ = ["main", "load_positions", "run"]
 
-DEFAULT_POSITIONS = Path(__file__).resolve().parents[2] / "shared" / "bench" / "solver_positions.json"
+DEFAULT_POSITIONS = Path(__file__).resolve().parents[3] / "shared" / "bench" / "solver_positions.json"
 
 
 def load_positions(path: Path = DEFAULT_POSITIONS) -> list[dict[str, Any]]:
@@ -187,7 +187,7 @@ def _print(report: dict[str, Any]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line entry point; exit status 1 if our solver missed an optimum."""
-    parser = argparse.ArgumentParser(prog="python -m referee.bench", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m referee.tools.bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--positions", type=Path, default=DEFAULT_POSITIONS, help="positions JSON")
     parser.add_argument("--repeat", type=int, default=3, help="runs per position and solver (fastest kept)")
     parser.add_argument("--no-peer", action="store_true", help="measure only our solver")

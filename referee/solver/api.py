@@ -1,0 +1,293 @@
+"""Public functions of the solver: :func:`best_move`, :func:`arrange` and the :class:`Move` they
+return, with the opening and the exact tie-break."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from referee.i18n import _, ngettext
+from referee.ruleset import RuleSet
+from referee.solver.inputs import (
+    SolverError,
+    TableInput,
+    _check_counts,
+    _coerce_tile,
+    _counts,
+    _indices,
+    _read_rack,
+    _read_table,
+)
+from referee.solver.passes import _solve_plan, _solve_points
+from referee.solver.steps import _Outcome, _describe_change
+from referee.solver.values import _set_value
+from referee.tiles import Tile, format_tiles, parse_tiles
+
+
+OBJECTIVES = ("tiles", "points")
+"""What :func:`best_move` maximises: rack tiles laid, or the points of the rack tiles laid."""
+
+TIEBREAKS = ("estimate", "exact")
+"""How :func:`best_move` chooses among moves laying as many tiles: "estimate" (the default, part
+of the fast search) or "exact" (an integer programme afterwards, see :mod:`referee.solver.least`)."""
+
+
+@dataclass(frozen=True)
+class Move:
+    """A best move: the whole new table and how to get there from the table as it lies."""
+
+    count: int
+    """Rack tiles laid (jokers from the rack included)."""
+    points: int
+    """Points of the rack tiles laid; a joker counts as the tile it stands for (RULES.md section 1).
+    Before the opening this is the value of the initial meld."""
+    placed: tuple[Tile, ...]
+    """The rack tiles laid, sorted (colour K, B, O, R, then number; jokers last)."""
+    sets: tuple[tuple[Tile, ...], ...]
+    """The whole new table, one tuple per set, runs low to high, groups in colour order with
+    jokers last. Set ``i`` here is numbered ``set_numbers[i]`` in :attr:`steps`."""
+    steps: list[str]
+    """What to do by hand, as sentences: table tiles moved between sets (old sets keep their
+    numbers 1..n as given), then rack tiles added; new sets are numbered after the old ones."""
+    moved: tuple[Tile, ...] = ()
+    """Table tiles that end in a different set than the one they were in (empty when the table
+    was given as a bare multiset, which has no sets to move between)."""
+    set_numbers: tuple[int, ...] = ()
+    """The number each set of :attr:`sets` goes by in :attr:`steps`."""
+    objective: str = "tiles"
+    """What was maximised: "tiles" or "points"."""
+    opening: bool = False
+    """True when this is an initial meld (player not yet opened): the table is untouched."""
+    proven: bool = True
+    """False only for the points objective on a table where trying every joker placement took
+    too long: then this is the most-tiles move with its jokers where they are worth most, and
+    a move worth more points may exist. The tiles objective is always exact."""
+    least_moved: bool = False
+    """True when no move laying as many rack tiles moves fewer table tiles: proven by the exact
+    tie-break (``tiebreak="exact"``), or nothing moves. False: :attr:`moved` comes from the
+    default tie-break's estimate and may not be the least (see ``referee/SOLVER.md``)."""
+    tiebreak: str = "estimate"
+    """The tie-break asked for: "estimate" or "exact" (see :func:`best_move`)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict: count, points, placed (codes), sets (lists of codes), steps, moved,
+        set_numbers, objective, opening, proven, least_moved, tiebreak."""
+        return {
+            "count": self.count,
+            "points": self.points,
+            "placed": [t.code for t in self.placed],
+            "sets": [[t.code for t in s] for s in self.sets],
+            "steps": list(self.steps),
+            "moved": [t.code for t in self.moved],
+            "set_numbers": list(self.set_numbers),
+            "objective": self.objective,
+            "opening": self.opening,
+            "proven": self.proven,
+            "least_moved": self.least_moved,
+            "tiebreak": self.tiebreak,
+        }
+
+    def describe(self) -> str:
+        """A few lines a player can read: what is laid, the steps, the new table."""
+        lines = [
+            ngettext(
+                "Lay {count} tile from the rack ({points} points): {tiles}",
+                "Lay {count} tiles from the rack ({points} points): {tiles}",
+                self.count,
+            ).format(count=self.count, points=self.points, tiles=format_tiles(self.placed))
+        ]
+        if self.tiebreak == "exact" and self.moved:
+            lines.append(
+                _("No move laying as many tiles moves fewer table tiles.") if self.least_moved
+                else _("Not proven in time to move the fewest table tiles: this is the quick estimate.")
+            )
+        lines.extend(f"- {step}" for step in self.steps)
+        lines.append(_("New table:"))
+        for number, tiles in zip(self.set_numbers, self.sets):
+            lines.append(_("set {number}: {tiles}").format(number=number, tiles=format_tiles(tiles)))
+        return "\n".join(lines)
+
+
+def best_move(
+    table: TableInput,
+    rack: Sequence[Tile] | str,
+    rules: RuleSet = RuleSet.classic(),
+    opened: bool = True,
+    objective: str = "tiles",
+    tiebreak: str = "estimate",
+    time_limit: float = 10.0,
+) -> Move | None:
+    """The move that lays the most rack tiles (``objective="tiles"``) or the most points
+    (``"points"``), or None when nothing can be laid.
+
+    ``table``: the sets on the table (``[[R1, R2, R3], [K5, B5, O5]]`` or ``"R1 R2 R3 | K5 B5
+    O5"``), or a bare multiset of tiles when the set boundaries are unknown. ``rack``: the
+    player's tiles. Tiles may be :class:`Tile` values or codes.
+
+    After the opening (RULES.md sections 4-5) the whole table may be rearranged; every table
+    tile, jokers included, stays on the table; at least one rack tile must be laid. Before it
+    (``opened=False``) only sets made from the rack count, together worth at least
+    ``rules.opening_minimum``, jokers only if ``rules.jokers_in_opening``; the table is untouched.
+    Among equally good moves the solver prefers one that moves few table tiles to another set
+    (``Move.moved`` lists the tiles that do move). ``tiebreak="estimate"`` (the default) decides
+    it inside the fast search, on an estimate (the depth-first searches try the choices that
+    keep the table as it lies first, and a move laying every usable rack tile gets a short
+    branch and bound on it): often the least, not always (figures in ``referee/SOLVER.md``).
+    ``tiebreak="exact"`` (the default of the command line and the web app) then finds the
+    move laying as many tiles (or points) that moves fewest, by the integer programme of
+    :mod:`referee.solver.least` (SciPy; medians 10 ms on small tables to 0.22 s on full ones, 3.4 s at
+    worst measured); ``Move.least_moved`` says whether it was proven within ``time_limit``
+    seconds (otherwise the estimate's move is returned).
+
+    Raises :class:`SolverError` for more copies of a tile or more jokers than ``rules`` has, an
+    unknown objective or tie-break, a table (after
+    the opening) that no arrangement can make valid, with or without rack tiles (the message
+    names the sets that are not valid as they lie), or something that is not a tile
+    (:class:`~referee.tiles.TileError`).
+    """
+    if objective not in OBJECTIVES:
+        raise SolverError(_('unknown objective "{objective}": choose "tiles" or "points"').format(objective=objective))
+    if tiebreak not in TIEBREAKS:
+        raise SolverError(_('unknown tie-break "{tiebreak}": choose "estimate" or "exact"').format(tiebreak=tiebreak))
+    if not time_limit > 0:
+        raise SolverError(_("the time limit must be a positive number of seconds, not {value}").format(value=time_limit))
+    if not isinstance(rules, RuleSet):
+        raise SolverError(_("rules must be a RuleSet, not {kind}").format(kind=type(rules).__name__))
+    old_sets, table_tiles = _read_table(table)
+    rack_tiles = _read_rack(rack)
+    table_count = _counts(_indices(table_tiles))
+    rack_count = _counts(_indices(rack_tiles))
+    _check_counts([a + b for a, b in zip(table_count, rack_count)], rules)
+    if not opened:
+        return _opening(old_sets, table_tiles, rack_count, rules, objective, tiebreak) if rack_tiles else None
+    proven = True
+    new_sets = None
+    if rack_tiles and objective == "points":
+        solved_points = _solve_points(table_count, rack_count, rules, old_sets)
+        if solved_points is not None:
+            new_sets, _score, proven = solved_points
+    elif rack_tiles:
+        solved = _solve_plan(table_count, rack_count, rules, objective, None, old_sets, need_move=True)
+        if solved is not None:
+            new_sets, _score = solved
+    if new_sets is None:
+        _check_table_stands(old_sets, table_tiles, rules)  # no move, unless the table itself is wrong
+        return None
+    out = _describe_change(old_sets, table_tiles, new_sets, rack_jokers_high=objective == "points")
+    if not out.placed:
+        return None
+    least = not out.moved
+    if tiebreak == "exact" and not least and old_sets is not None:
+        out, least = _fewest_moved(out, old_sets, table_tiles, rack_tiles, rules, time_limit, objective)
+    return Move(
+        count=len(out.placed),
+        points=out.points,
+        placed=tuple(out.placed),
+        sets=tuple(tuple(s) for s in out.sets),
+        steps=out.steps,
+        moved=tuple(out.moved),
+        set_numbers=tuple(out.numbers),
+        objective=objective,
+        proven=proven,
+        least_moved=least,
+        tiebreak=tiebreak,
+    )
+
+
+def _fewest_moved(
+    out: _Outcome, old_sets: list[list[Tile]], table_tiles: list[Tile], rack: list[Tile], rules: RuleSet,
+    time_limit: float, objective: str,
+) -> tuple[_Outcome, bool]:
+    """The exact tie-break: the arrangement laying as many rack tiles as ``out`` (or as many
+    points, for the points objective) that moves fewest table tiles, and whether that is proven
+    (False when HiGHS ran out of time: then ``out`` as it was)."""
+    from referee.solver.least import least_arrangement  # SciPy, only when asked for
+
+    pts = objective == "points"
+    if pts:
+        found = least_arrangement(old_sets, rack, rules, points=out.points, time_limit=time_limit)
+    else:
+        found = least_arrangement(old_sets, rack, rules, count=len(out.placed), time_limit=time_limit)
+    if found is None:
+        return out, False
+    if found.moved < len(out.moved):
+        exact = _describe_change(old_sets, table_tiles, [list(s) for s in found.sets], rack_jokers_high=pts)
+        # (For points the programme holds the points, counted as the move counts them; a move
+        # worth more than one not proven best is left alone, not mixed into the tie-break.)
+        if len(exact.moved) < len(out.moved) and (not pts or exact.points == out.points):
+            out = exact
+    return out, len(out.moved) == found.moved
+
+
+def _check_table_stands(old_sets: list[list[Tile]] | None, table_tiles: list[Tile], rules: RuleSet) -> None:
+    """When no move lays a rack tile: raise :class:`SolverError` if the table itself cannot be
+    arranged into valid sets (then no rack tile can mend it either, or there would be a move),
+    naming the sets that are not valid as they lie; "no move" would hide that the table is wrong."""
+    if not table_tiles or arrange(table_tiles, rules) is not None:
+        return
+    message = _("the table cannot be made valid: no arrangement of its tiles, with or without tiles from the rack, "
+                "is made of valid sets only")
+    if old_sets is not None:
+        from referee.sets import check_sets  # only on this error path
+
+        _verdicts, problems = check_sets(old_sets, rules)
+        if problems:
+            message += " (" + "; ".join(p.message for p in problems) + ")"
+    raise SolverError(message)
+
+
+def _opening(
+    old_sets: list[list[Tile]] | None, table_tiles: list[Tile], rack: list[int], rules: RuleSet, objective: str,
+    tiebreak: str,
+) -> Move | None:
+    """Initial meld (RULES.md section 4): sets from the rack alone, worth the minimum together."""
+    if not rules.jokers_in_opening:
+        rack = [*rack[:52], 0]  # variant 003: no joker in the initial meld
+    # The opening minimum needs every joker placement (a joker's worth depends on where it lies).
+    solved = _solve_plan([0] * 53, rack, rules, objective, max(rules.opening_minimum, 1), None, need_move=True)
+    if solved is None:
+        return None
+    meld, _score = solved
+    if old_sets is None:
+        arranged = arrange(table_tiles, rules) if table_tiles else []
+        if arranged is None:
+            raise SolverError(
+                _("the table tiles {tiles} cannot be arranged into valid sets").format(tiles=format_tiles(sorted(table_tiles)))
+            )
+        old_sets = arranged
+    old = [list(s) for s in old_sets]
+    numbers = list(range(1, len(old) + len(meld) + 1))
+    steps = [
+        _("add {tiles} from the rack to set {target}").format(tiles=format_tiles(s), target=len(old) + i + 1)
+        for i, s in enumerate(meld)
+    ]
+    placed = sorted(t for s in meld for t in s)
+    return Move(
+        count=len(placed),
+        points=sum(_set_value(s) for s in meld),
+        placed=tuple(placed),
+        sets=tuple(tuple(s) for s in old + meld),
+        steps=steps,
+        moved=(),
+        set_numbers=tuple(numbers),
+        objective=objective,
+        opening=True,
+        least_moved=True,  # the table is untouched
+        tiebreak=tiebreak,
+    )
+
+
+def arrange(tiles: Sequence[Tile] | str, rules: RuleSet = RuleSet.classic()) -> list[list[Tile]] | None:
+    """Can these tiles, all of them, be laid as valid sets (RULES.md section 2)? One such
+    arrangement, or None. Jokers must be used too. Raises :class:`SolverError` for more copies
+    of a tile or more jokers than ``rules`` has."""
+    items = parse_tiles(tiles) if isinstance(tiles, str) else [_coerce_tile(t) for t in tiles]
+    counts = _counts(_indices(items))
+    _check_counts(counts, rules)
+    if not items:
+        return []
+    solved = _solve_plan(counts, [0] * 53, rules, "tiles", None, None, need_move=False)
+    if solved is None:
+        return None
+    return solved[0]

@@ -1,0 +1,194 @@
+"""Bounds for the depth-first searches: the relaxed per-colour bound (joker-free positions) and
+the fewest jokers each colour still needs (positions with jokers)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from referee.solver.options import (
+    _CELLS_LOCK,
+    _CELLS_MAX,
+    _IDLE_NEED,
+    _IDLE_STEP,
+    _NEED_CELLS,
+    _NEED_INF,
+    _NEED_STEPS,
+    _NEG,
+    _RELAXED,
+    _SHARED_MAX,
+    _group_caps,
+    _group_deficits,
+    _need_steps,
+    _relaxed_steps,
+)
+from referee.solver.state import _CB, _CLOSED
+
+
+class _Bounds:
+    """Bounds of :class:`~referee.solver.programme._Programme` (its state is set up there)."""
+
+    def bounds(self) -> list[list[dict[int, int]]]:
+        """Joker-free positions: ``hb[c][n][sid]``, the most rack tiles of colour c at numbers
+        above n that can still be laid from run state sid after number n, with the other colours
+        relaxed (runs of colour c exact, its groups only counted). Missing or negative: no way on.
+
+        Colour c may put y tiles of number n into groups only if the other colours can fill
+        those y groups: each group needs two more tiles, at most one of each colour, so
+        sum over d != c of min(a_d, y) >= 2y, a_d the tiles of colour d at n. Every real
+        arrangement passes this test, so the bound never cuts one."""
+        if self._hb is not None:
+            return self._hb
+        t, r = self.t, self.r
+        caps = [_group_caps(t[0][n] + r[0][n], t[1][n] + r[1][n], t[2][n] + r[2][n], t[3][n] + r[3][n]) for n in range(15)]
+        hb: list[list[dict[int, int]]] = []
+        shared = _RELAXED
+        for c in range(4):
+            tc, rc = t[c], r[c]
+            steps: list[Any] = [None]
+            reach: Iterable[int] = (0,)
+            for n in range(1, 14):
+                if tc[n] or rc[n]:
+                    gc = caps[n][c]
+                    base = ((tc[n] << 3 | rc[n]) << 3 | gc) << _CB
+                    row = []
+                    nxt = set()
+                    for sid in reach:
+                        st = shared.get(base | sid)
+                        if st is None:
+                            st = _relaxed_steps(sid, tc[n], rc[n], gc)
+                            if len(shared) < _SHARED_MAX:
+                                shared[base | sid] = st
+                        row.append((sid, st))
+                        for x in st:
+                            nxt.add(x[0])
+                    reach = nxt
+                else:
+                    # No tile: runs of 3 or more end, shorter ones die.
+                    row = [(sid, _IDLE_STEP if _CLOSED[sid] else ()) for sid in reach]
+                    reach = (0,) if any(st for _sid, st in row) else ()
+                steps.append(row)
+            val = {sid: 0 if _CLOSED[sid] else _NEG for sid in reach}
+            vals: list[dict[int, int]] = [val]
+            for n in range(13, 0, -1):
+                cur = {}
+                for sid, st in steps[n]:
+                    best = _NEG
+                    for nsid, placed in st:
+                        v = placed + val[nsid]
+                        if v > best:
+                            best = v
+                    cur[sid] = best
+                val = cur
+                vals.append(val)
+            vals.reverse()
+            hb.append(vals)
+        self._hb = hb
+        return hb
+
+    def joker_needs(self, most: int) -> list[list[dict[int, list[int]]]]:
+        """Positions with jokers: ``need[c][n][sid][k]``, the fewest joker halves colour c needs
+        to go on from run state sid after number n, leaving out at most k (<= ``most``) of its
+        rack tiles above n (a missing state: no way on with the jokers there are). Searches
+        leaving out at most ``most`` tiles use it.
+
+        A joker in a run counts two halves. A joker in a group counts one half for each
+        colour in that group, and a lean group with jokers has exactly three tiles, so it
+        too counts two halves per joker; colour c alone needs at least 2y - sum over d != c
+        of min(a_d, y) joker places for y groups holding a tile of it. So any arrangement
+        spends at least the sum over the colours of their needs, in halves, and at most two
+        per joker: a plan is impossible where that sum is more than twice the jokers left.
+        Needs of more than twice the jokers there are read as no way on (``_NEED_INF``): no
+        plan could meet them either way."""
+        if self._need is not None:
+            return self._need
+        t, r = self.t, self.r
+        jt = self.jtot
+        inf = _NEED_INF
+        # Each colour's ways as bits: bit k * width + h of a state's number is set when the
+        # colour can go on from it leaving out at most k rack tiles with at most h halves
+        # (h <= cap; a way ending past cap only marks that nothing within it exists). A way
+        # adds its tiles left out and halves by one shift; bits pushed past cap land in the
+        # pad between rows (cap + 1 to 2 * cap) and are cleared. More halves than cap can
+        # never fit the jokers there are, so they read as "no way" (the searches cut there
+        # either way).
+        cap = 2 * jt
+        width = 2 * cap + 1
+        row_bits = (1 << (cap + 1)) - 1
+        full = 0
+        for k in range(most + 1):
+            full |= row_bits << (k * width)
+        lowest = [inf] + [(x & -x).bit_length() - 1 for x in range(1, row_bits + 1)]
+        shifts = [k * width for k in range(most + 1)]
+        read: dict[int, list[int]] = {}
+        defs = [_group_deficits(t[0][n] + r[0][n], t[1][n] + r[1][n], t[2][n] + r[2][n], t[3][n] + r[3][n]) for n in range(15)]
+        jmax, mode, jstart = self.jmax, self.mode, self.jstart
+        need: list[list[dict[int, list[int]]]] = []
+        for c in range(4):
+            tc, rc = t[c], r[c]
+            steps: list[Any] = [None]
+            # Forward, the fewest halves to reach each state: any real way there spends at
+            # most two per joker, so states beyond twice the jokers are never reached.
+            reach: dict[int, int] = {0: 0}
+            for n in range(1, 14):
+                js = jstart[c][n]
+                nxt: dict[int, int] = {}
+                idle = not (tc[n] or rc[n] or js)
+                args = (tc[n], rc[n], jt, js, jmax, mode, defs[n][c])
+                cid = _NEED_CELLS.get(args, -1)
+                if cid < 0 and len(_NEED_CELLS) < _CELLS_MAX:
+                    with _CELLS_LOCK:
+                        cid = _NEED_CELLS.setdefault(args, len(_NEED_CELLS))
+                row = []
+                for sid, spent in reach.items():
+                    if idle and not sid:
+                        st = _IDLE_NEED  # (a cell with no tile still lets open runs go on with jokers)
+                    else:
+                        key = (cid << _CB) | sid
+                        st = _NEED_STEPS.get(key) if cid >= 0 else None
+                        if st is None:
+                            st = _need_steps(sid, tc[n], rc[n], jt, js, jmax, mode, defs[n][c])
+                            if cid >= 0 and len(_NEED_STEPS) < _SHARED_MAX:
+                                _NEED_STEPS[key] = st
+                    row.append((sid, st))
+                    for nsid, cost, _shift in st:
+                        cost += spent
+                        if cost <= cap and nxt.get(nsid, cap + 1) > cost:
+                            nxt[nsid] = cost
+                reach = nxt
+                steps.append(row)
+            val = {sid: full if _CLOSED[sid] else 0 for sid in reach}
+            masks: list[dict[int, int]] = [val]
+            for n in range(13, 0, -1):
+                cur = {}
+                for sid, st in steps[n]:
+                    m = 0
+                    for nsid, _cost, shift in st:
+                        v = val.get(nsid)
+                        if v:
+                            m |= v << shift
+                    cur[sid] = m & full
+                val = cur
+                masks.append(val)
+            masks.reverse()
+            # As lists by tiles left out (few distinct tables: read once each).
+            levels = []
+            for level in masks:
+                out = {}
+                for sid, m in level.items():
+                    v = read.get(m)
+                    if v is None:
+                        v = read[m] = [lowest[(m >> sh) & row_bits] for sh in shifts]
+                    out[sid] = v
+                levels.append(out)
+            need.append(levels)
+        self._need = need
+        self._need_most = most
+        # For the searches: at (number, colour), the other colours' tables, from before the
+        # number for the colours after this one and from after it for those before, with
+        # where their states lie in the key.
+        self._need_others = [
+            [[(d, need[d][n if d < c else n - 1], _CB * d) for d in range(4) if d != c] for c in range(4)] if n else []
+            for n in range(14)
+        ]
+        return need

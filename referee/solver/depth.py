@@ -1,0 +1,421 @@
+"""Depth-first branch and bound over the programme's states: the count search (:meth:`search`,
+joker-free and with jokers) and the tie-break search among plans laying as many (:meth:`improve`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from referee.solver.options import _DFS_ORDER, _DFS_SORTED, _NEG, _NO_CELLS, _SCORED, _SHARED_MAX, _group_floor
+from referee.solver.state import (
+    _CB,
+    _CLOSED,
+    _CM,
+    _GROW,
+    _IDLE,
+    _IDS,
+    _JS_SHIFT,
+    _KEEP_MASK,
+    _LEAN_JG,
+    _MAXG_SHIFT,
+    _NP_MASK,
+    _PEND_SHIFT,
+    _P_SHIFT,
+    _S_SHIFT,
+    _VJS_CLEAR,
+    _X_SHIFT,
+    _Found,
+    _OutOfBudget,
+    _Plan,
+)
+
+
+class _DepthFirst:
+    """Depth-first searches of :class:`~referee.solver.programme._Programme` (its state is set up there)."""
+
+    def search(self, slack: int = 0, budget: int = 20000, relaxed: bool = False, stop: int | None = None) -> _Plan | None:
+        """Lean mode: the plan leaving out fewest usable rack tiles, at most ``slack``, found
+        depth first, the options that leave out fewest and keep the table as it lies tried
+        first; the search ends early at a plan leaving out ``stop`` or fewer (by default
+        ``slack``: the first plan found).
+
+        Branch and bound: each plan found lowers the slack for the rest of the search to one
+        less than it left out, so the search goes on from where it is instead of starting
+        again for the next target. The plan returned is the first in the search order among
+        those leaving out fewest (as a climb of first-plan searches, one target at a time,
+        would find it).
+
+        ``relaxed`` (joker-free positions): tiles left out are counted against the relaxed bound
+        of :meth:`bounds` rather than against every usable rack tile, so ``slack`` is how far
+        below that bound the plan may fall. With jokers, once :meth:`joker_needs` has been
+        built, searches within its slack turn back where the colours need more jokers than are
+        left. Where such a plan exists this takes a few hundred steps where the breadth-first
+        programme builds every partial arrangement. Dead ends are remembered with the slack
+        they failed under, across calls. :attr:`search_complete` is True when the search ran
+        out of options or reached ``stop`` (the plan returned, or None, is then the answer);
+        False when it took more than ``budget`` steps (then the best plan found so far, or
+        None)."""
+        assert self.lean
+        jcap = self.jtot
+        if relaxed:
+            self.bounds()
+            dead = self._hdead
+        else:
+            dead = self._dead
+        if stop is None:
+            stop = slack
+        details: list[list[tuple[Any, ...]]] = [[() for _c in range(4)] for _n in range(13)]
+        group_jokers = [0] * 13
+        cache = self._hcache if relaxed else self._dfs_cache
+
+        options = self._hdfs_options if relaxed else self._dfs_options
+        # Options in the search order: shared between solves (found by the cell id) unless
+        # measured against this table's relaxed bound.
+        shared, cids = (_DFS_SORTED, self._cell_ids) if not relaxed else (cache, _NO_CELLS)
+        # The joker needs hold for searches leaving out no more than the table was made for.
+        need = self._need if self._need is not None and slack <= self._need_most else None
+
+        # Node keys: the programme key with the cell (n, c) in the bits above it.
+        cell_shift = _S_SHIFT + 8
+        idle = self.idle
+        # (Module constants bound here: the hot loop reads them as closure cells.)
+        cb, cm, pend_shift, js_shift, maxg_shift = _CB, _CM, _PEND_SHIFT, _JS_SHIFT, _MAXG_SHIFT
+        keep_mask, vjs_clear, lean_jg, grow, closed = _KEEP_MASK, _VJS_CLEAR, _LEAN_JG, _GROW, _CLOSED
+        left_steps = budget
+        group_floor, rest_avail = _group_floor, self.rest_avail
+        # limit: the most tiles a plan may still leave out (one less than the best plan found).
+        limit = slack
+        found: list[Any] = []
+
+        # Per search: the group floors by (group scratch, number, colour) and, with the joker
+        # needs, the other colours' need tables at (number, colour) as (colour, table, shift).
+        floors: dict[int, tuple[int, ...]] = {}
+        if need is not None:
+            need_others = self._need_others
+
+        def rec(n: int, c: int, key: int, spent: int, sc: int) -> None:
+            # Every way on from here leaving out at most limit - spent more tiles, in order;
+            # ``sc`` is the score so far. A dead end is remembered with the slack it had.
+            nonlocal left_steps, limit
+            while c < 4 and idle[c][n] and not (key >> (cb * c)) & cm:
+                details[n - 1][c] = _IDLE
+                c += 1
+            if c == 4:
+                # Close the number: its groups' jokers, then on to the next.
+                jg = lean_jg[key >> maxg_shift]
+                used = ((key >> js_shift) & 255) + ((key >> pend_shift) & 15) + jg
+                if used > jcap:
+                    return
+                nk = (key & vjs_clear) | (used << js_shift)
+                if n == 13:
+                    if not (closed[nk & cm] and closed[(nk >> cb) & cm] and closed[(nk >> 2 * cb) & cm] and closed[(nk >> 3 * cb) & cm]):
+                        return
+                    group_jokers[12] = jg
+                    found[:] = [sc, [list(row) for row in details], list(group_jokers)]
+                    limit = spent - 1
+                    if spent <= stop:
+                        raise _Found
+                    return
+                node = nk | ((n + 1) << 3) << cell_shift
+                slack = limit - spent
+                if dead.get(node, -1) >= slack:
+                    return
+                if need is not None:
+                    # Too few jokers left for what the colours need (joker_needs), the slack
+                    # shared out among the colours as well as it can be.
+                    v0 = need[0][n].get(nk & cm)
+                    v1 = need[1][n].get((nk >> cb) & cm)
+                    v2 = need[2][n].get((nk >> 2 * cb) & cm)
+                    v3 = need[3][n].get((nk >> 3 * cb) & cm)
+                    if v0 is None or v1 is None or v2 is None or v3 is None:
+                        dead[node] = slack
+                        return
+                    if slack > 2:
+                        # (Every colour given the whole slack: weaker, but no sharing out.)
+                        least = v0[slack] + v1[slack] + v2[slack] + v3[slack]
+                    else:
+                        least = v0[0] + v1[0] + v2[0] + v3[0]
+                        if slack == 1:
+                            least -= max(v0[0] - v0[1], v1[0] - v1[1], v2[0] - v2[1], v3[0] - v3[1])
+                        elif slack == 2:
+                            g1 = sorted((v0[0] - v0[1], v1[0] - v1[1], v2[0] - v2[1], v3[0] - v3[1]))
+                            least -= max(v0[0] - v0[2], v1[0] - v1[2], v2[0] - v2[2], v3[0] - v3[2], g1[2] + g1[3])
+                    if least > 2 * (jcap - used):
+                        dead[node] = slack
+                        return
+                group_jokers[n - 1] = jg
+                rec(n + 1, 0, nk, spent, sc)
+                dead[node] = limit - spent  # (a plan found below lowered the limit)
+                return
+            sh = cb * c
+            sid = (key >> sh) & cm
+            pend = (key >> pend_shift) & 15
+            jrem = jcap - ((key >> js_shift) & 255) - pend
+            cid = cids[c][n]
+            opts = shared.get(((cid << cb | sid) << 4) | jrem) if cid >= 0 else None
+            if opts is None:
+                opts = cache.get((((c << 4 | n) << cb | sid) << 4) | jrem)
+                if opts is None:
+                    opts = options(c, n, sid, jrem)
+            f = key >> maxg_shift
+            fk = (f << 6) | (n << 2) | c
+            floor = floors.get(fk)
+            if floor is None:
+                floor = floors[fk] = group_floor(f, rest_avail[n][c])
+            basek = key & ~(cm << sh) & keep_mask
+            row = grow[f]
+            cell = ((n << 3) | (c + 1)) << cell_shift
+            here = details[n - 1]
+            c1 = c + 1
+            room = limit - spent
+            if need is None:
+                for miss, neg, nsid, g, jrun, detail in opts:
+                    if miss > room:
+                        break
+                    if floor[g] > jrem - jrun:
+                        continue  # this number's groups would need more jokers than are left
+                    left_steps -= 1
+                    if left_steps < 0:
+                        raise _OutOfBudget
+                    nk = basek | (nsid << sh) | ((pend + jrun) << pend_shift) | row[g]
+                    node = nk | cell
+                    if dead.get(node, -1) >= room - miss:
+                        continue
+                    here[c] = detail
+                    rec(n, c1, nk, spent + miss, sc - neg)
+                    room = limit - spent
+                    dead[node] = room - miss
+                return
+            # The other colours' joker needs from here (each given the whole slack: a lower
+            # bound for any share), the colours done at this number from after it.
+            others = 2 * jrem
+            for d, table, dsh in need_others[n][c]:
+                v = table.get((key >> dsh) & cm)
+                if v is None:
+                    return
+                others -= v[room]
+            mine = need[c][n]
+            for miss, neg, nsid, g, jrun, detail in opts:
+                if miss > room:
+                    break
+                if floor[g] > jrem - jrun:
+                    continue  # this number's groups would need more jokers than are left
+                v = mine.get(nsid)
+                if v is None or v[room - miss] + 2 * jrun > others:
+                    continue  # this colour alone would need more jokers than are left
+                left_steps -= 1
+                if left_steps < 0:
+                    raise _OutOfBudget
+                nk = basek | (nsid << sh) | ((pend + jrun) << pend_shift) | row[g]
+                node = nk | cell
+                if dead.get(node, -1) >= room - miss:
+                    continue
+                here[c] = detail
+                rec(n, c1, nk, spent + miss, sc - neg)
+                room = limit - spent
+                dead[node] = room - miss
+
+        colours_mask = (1 << js_shift) - 1
+
+        def rec0(n: int, c: int, key: int, spent: int, sc: int) -> None:
+            # rec for a position without jokers (the common case, and the hot loop there):
+            # no joker counts to keep, and a number's groups must complete on their own.
+            nonlocal left_steps, limit
+            while c < 4 and idle[c][n] and not (key >> (cb * c)) & cm:
+                details[n - 1][c] = _IDLE
+                c += 1
+            if c == 4:
+                if lean_jg[key >> maxg_shift]:
+                    return
+                nk = key & colours_mask
+                if n == 13:
+                    if not (closed[nk & cm] and closed[(nk >> cb) & cm] and closed[(nk >> 2 * cb) & cm] and closed[(nk >> 3 * cb) & cm]):
+                        return
+                    group_jokers[12] = 0
+                    found[:] = [sc, [list(row) for row in details], list(group_jokers)]
+                    limit = spent - 1
+                    if spent <= stop:
+                        raise _Found
+                    return
+                node = nk | ((n + 1) << 3) << cell_shift
+                if dead.get(node, -1) >= limit - spent:
+                    return
+                group_jokers[n - 1] = 0
+                rec0(n + 1, 0, nk, spent, sc)
+                dead[node] = limit - spent
+                return
+            sh = cb * c
+            sid = (key >> sh) & cm
+            opts = cache.get(((c << 4 | n) << cb | sid) << 4)
+            if opts is None:
+                opts = options(c, n, sid, 0)
+            f = key >> maxg_shift
+            fk = (f << 6) | (n << 2) | c
+            floor = floors.get(fk)
+            if floor is None:
+                floor = floors[fk] = group_floor(f, rest_avail[n][c])
+            basek = key & ~(cm << sh) & keep_mask
+            row = grow[f]
+            cell = ((n << 3) | (c + 1)) << cell_shift
+            here = details[n - 1]
+            c1 = c + 1
+            room = limit - spent
+            for miss, neg, nsid, g, _jrun, detail in opts:
+                if miss > room:
+                    break
+                if floor[g]:
+                    continue  # this number's groups could not be completed
+                left_steps -= 1
+                if left_steps < 0:
+                    raise _OutOfBudget
+                nk = basek | (nsid << sh) | row[g]
+                node = nk | cell
+                if dead.get(node, -1) >= room - miss:
+                    continue
+                here[c] = detail
+                rec0(n, c1, nk, spent + miss, sc - neg)
+                room = limit - spent
+                dead[node] = room - miss
+
+        self.search_complete = False
+        try:
+            (rec if jcap else rec0)(1, 0, 0, 0, 0)
+            self.search_complete = True
+        except _Found:
+            self.search_complete = True
+        except _OutOfBudget:
+            left_steps = 0
+        self.steps = budget - left_steps
+        if not found:
+            return None
+        score, details, group_jokers = found
+        return _Plan(score + (self.lean_bonus << _P_SHIFT), details, group_jokers, [0] * 13)
+
+    def _dfs_options(self, c: int, n: int, sid: int, jrem: int) -> list[tuple[int, int, int, int, int, tuple[Any, ...]]]:
+        """Options of a cell for the depth-first searches, as (miss, -score, new sid, g, jokers in
+        runs, detail): fewest rack tiles left out first, then fewest jokers (spare jokers go where
+        they are worth most), then the best score."""
+        cid = self._cell_ids[c][n]
+        if cid < 0:
+            cid = self._cell_id(c, n)
+        key = ((cid << _CB | sid) << 4) | jrem
+        got = _DFS_SORTED.get(key) if cid >= 0 else None
+        if got is None:
+            want = self.r[c][n] * (n if self.objective == "points" else 1)
+            got = [(want - (o[3] >> _P_SHIFT), -o[3], o[0], o[1], o[2], o[5]) for o in self._options(c, n, sid, jrem)]
+            got.sort(key=_DFS_ORDER)
+            if cid >= 0 and len(_DFS_SORTED) < _SHARED_MAX:
+                _DFS_SORTED[key] = got
+        self._dfs_cache[(((c << 4 | n) << _CB | sid) << 4) | jrem] = got
+        return got
+
+    def _hdfs_options(self, c: int, n: int, sid: int, jrem: int) -> list[tuple[int, int, int, int, int, tuple[Any, ...]]]:
+        """As :meth:`_dfs_options`, with the miss measured against the relaxed bound: how much the
+        option lowers the most this colour could still lay (options that cannot finish dropped)."""
+        hb = self._hb[c]  # type: ignore[index]
+        h0 = hb[n - 1].get(sid, _NEG)
+        after = hb[n]
+        got = []
+        if h0 >= 0:
+            cid = self._cell_ids[c][n]
+            opts = _SCORED.get(((cid << _CB | sid) << 4) | jrem) if cid >= 0 else None
+            if opts is None:
+                opts = self._options(c, n, sid, jrem)
+            for o in opts:
+                h1 = after.get(o[0], _NEG)
+                if h1 >= 0:
+                    got.append((h0 - (o[3] >> _P_SHIFT) - h1, -o[3], o[0], o[1], o[2], o[5]))
+        if len(got) > 1:
+            got.sort(key=_DFS_ORDER)
+        self._hcache[(((c << 4 | n) << _CB | sid) << 4) | jrem] = got
+        return got
+
+    def improve(self, plan: _Plan, budget: int = 3000, slack: int = 0, relaxed: bool = False) -> _Plan:
+        """Lean mode, after :meth:`search` found ``plan`` with ``slack`` (and ``relaxed``), the
+        best there is: look, for at most ``budget`` more steps, for another plan as good that
+        keeps more of the table as it lies (a better tie-break score). Branch and bound: a
+        partial plan is dropped when even keeping every old joint and group place from here on
+        could not beat the best. Every plan within that slack lays as many tiles as ``plan``
+        (no plan lays more), so only the tie-break parts of the scores are compared."""
+        cache = self._hcache if relaxed else self._dfs_cache
+        dead = self._hdead if relaxed else self._dead
+        options = self._hdfs_options if relaxed else self._dfs_options
+        idle = self.idle
+        jcap = self.jtot
+        pts = self.objective == "points"
+        # Most tie-break score each cell could still add (all old joints, starts, group places,
+        # and the tertiary score of every usable rack tile).
+        rest = [[0] * 5 for _n in range(15)]  # rest[n][c]: most from cell (n, c) on
+        acc = 0
+        for n in range(13, 0, -1):
+            for c in range(3, -1, -1):
+                acc += ((self.adjw[c][n][-1] + self.startw[c][n][-1] + self.grpw[c][n]) << _X_SHIFT) + self.r[c][n] * (
+                    1 if pts else n
+                )
+                rest[n][c] = acc
+            rest[n][4] = rest[n + 1][0] if n < 13 else 0
+        primary = plan.score >> _P_SHIFT
+        best = [plan.score & _NP_MASK]
+        path: list[list[tuple[Any, ...]]] = [list(row) for row in plan.details]
+        jokers = list(plan.group_jokers)
+        found: list[Any] = [None]
+        steps = [0]
+        cell_shift = _S_SHIFT + 8
+
+        def rec(n: int, c: int, key: int, sc: int, left: int) -> None:
+            if sc + rest[n][c] <= best[0]:
+                return
+            if c == 4:
+                jg = _LEAN_JG[key >> _MAXG_SHIFT]
+                used = ((key >> _JS_SHIFT) & 255) + ((key >> _PEND_SHIFT) & 15) + jg
+                if used > jcap:
+                    return
+                nk = (key & _VJS_CLEAR) | (used << _JS_SHIFT)
+                jokers[n - 1] = jg
+                if n == 13:
+                    if all(code == 3 for cc in range(4) for code in _IDS.states[(nk >> (_CB * cc)) & _CM]):
+                        best[0] = sc
+                        found[0] = ([list(row) for row in path], list(jokers))
+                    return
+                if dead.get(nk | ((n + 1) << 3) << cell_shift, -1) >= left:
+                    return
+                rec(n + 1, 0, nk, sc, left)
+                return
+            while c < 4 and idle[c][n] and not (key >> (_CB * c)) & _CM:
+                path[n - 1][c] = _IDLE
+                c += 1
+            if c == 4:
+                rec(n, 4, key, sc, left)
+                return
+            sh = _CB * c
+            sid = (key >> sh) & _CM
+            pend = (key >> _PEND_SHIFT) & 15
+            jrem = jcap - ((key >> _JS_SHIFT) & 255) - pend
+            opts = cache.get((((c << 4 | n) << _CB | sid) << 4) | jrem)
+            if opts is None:
+                opts = options(c, n, sid, jrem)
+            basek = key & ~(_CM << sh) & _KEEP_MASK
+            row = _GROW[key >> _MAXG_SHIFT]
+            floor = _group_floor(key >> _MAXG_SHIFT, self.rest_avail[n][c])
+            cell = ((n << 3) | (c + 1)) << cell_shift
+            for miss, neg, nsid, g, jrun, detail in opts:
+                if miss > left:
+                    break  # options come fewest misses first
+                if floor[g] > jrem - jrun:
+                    continue
+                steps[0] += 1
+                if steps[0] > budget:
+                    raise _OutOfBudget
+                nk = basek | (nsid << sh) | ((pend + jrun) << _PEND_SHIFT) | row[g]
+                if dead.get(nk | cell, -1) >= left - miss:
+                    continue
+                path[n - 1][c] = detail
+                rec(n, c + 1, nk, sc + ((-neg) & _NP_MASK), left - miss)
+
+        try:
+            rec(1, 0, 0, 0, slack)
+        except _OutOfBudget:
+            pass
+        if found[0] is None:
+            return plan
+        details, group_jokers = found[0]
+        return _Plan((primary << _P_SHIFT) + best[0], details, group_jokers, [0] * 13)

@@ -1,0 +1,206 @@
+"""The passes that settle a position: which searches run in which order (joker-free, with jokers,
+points), their budgets, and the fall-back to every joker placement."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from referee.ruleset import RuleSet
+from referee.solver.build import _build_sets, _lay_spare_jokers
+from referee.solver.inputs import _counts, _indices
+from referee.solver.options import _NEG
+from referee.solver.programme import _Programme
+from referee.solver.state import _P_SHIFT, _OutOfBudget, _Plan
+from referee.solver.values import _joker_values
+from referee.tiles import Tile
+
+
+def _solve_plan(
+    table: Sequence[int], rack: Sequence[int], rules: RuleSet, objective: str, minimum: int | None,
+    old_sets: list[list[Tile]] | None, need_move: bool, floor: int = 0, budget: int | None = None,
+) -> tuple[list[list[Tile]], int] | None:
+    """Best new arrangement of table + some rack tiles, and its primary score; None if none
+    (or, with ``floor``, none scoring at least that much)."""
+    prog = _Programme(table, rack, rules, objective, minimum, old_sets)
+    plan = _run_passes(prog, need_move, floor, budget)
+    if plan is not None and prog.lean:
+        sets = _build_sets(prog, plan, old_sets)
+        placed_j = sum(t.colour is None for s in sets for t in s) if prog.jtot else 0
+        if _lay_spare_jokers(sets, prog.jtot - placed_j, old_sets if objective == "tiles" else None):
+            return sets, plan.score >> _P_SHIFT
+        if objective == "points":
+            return None  # _solve_points takes another way
+        # No set has room for a spare joker: solve again with every joker placement.
+        prog = _Programme(table, rack, rules, objective, minimum, old_sets, lean=False)
+        plan = _run_passes(prog, need_move)
+    if plan is None:
+        return None
+    return _build_sets(prog, plan, old_sets), plan.score >> _P_SHIFT
+
+
+_IMPROVE_FROM = 30
+"""The branch and bound for keeping more of the table may spend 0.6 * (table tiles - this)^2
+steps: nothing on tables of 30 tiles or fewer, where the search order alone moved as few tiles
+as 1,000 steps of it (small, mid and mid_r24 positions), about 1,000 on a large table of 70.
+Measured on the large positions: moved tiles median 9 without it, 7-8 with 1,000 steps (+1 ms;
+the exact tie-break of the breadth-first programme gives 6 at 30-50 times the cost)."""
+
+
+def _improve_budget(prog: _Programme) -> int:
+    """Steps of tie-break branch and bound for this programme's table (see _IMPROVE_FROM)."""
+    over = max(0, prog.table_size - _IMPROVE_FROM)
+    return over * over * 3 // 5
+
+
+_NEED_FIRST_FROM, _NEED_FIRST_BELOW = 16, 64
+"""Positions with jokers of this many tiles (table tiles, usable rack tiles and rack jokers) get
+the joker needs before the first plan. Measured against the first plan first, median over the
+benchmark positions with jokers: small (23-26 tiles) 0.76 against 0.92 ms, mid (43-47) 1.56
+against 1.86, mid_r24 (52-57) 3.2 against 3.6; large ones (76-94) slower, 2.8 against 2.4 (the
+table costs about a millisecond there and the first plan usually lays every usable tile), and
+the crafted ones of 4-12 tiles too, 0.24-0.27 ms against 0.13-0.16 (there the table is most of
+the work). With three or four jokers (XP, 82 random positions with 3-4 jokers, 4-18 table
+sets): median 1.9 ms against 3.4 for the former way (first plan, then up to 1,000 steps a joker
+over two without the table), worst 11 against 14."""
+
+_RELAXED_BUDGET = 20000
+"""Steps the depth-first passes against the relaxed bound may take in all (joker-free
+positions) before the breadth-first programme settles the position."""
+
+_CLIMB_BUDGET = 20000
+"""Steps a depth-first search may take while climbing (measured: 5,000 and 50,000 both slower)."""
+
+
+def _points_value(sets: list[list[Tile]], table: Sequence[int], rack: Sequence[int]) -> int:
+    """Points of the rack tiles in ``sets``, the rack's jokers at the joker places worth most
+    (the points programme's own measure)."""
+    laid = _counts(_indices(t for s in sets for t in s))
+    value = sum((laid[x] - table[x]) * (x % 13 + 1) for x in range(52))
+    jokers = sorted((v for s in sets for v in _joker_values(s)), reverse=True)
+    return value + sum(jokers[: max(0, laid[52] - table[52])])
+
+
+_POINTS_BUDGET = 400_000
+"""States each points programme may expand (a second or so here) before it settles."""
+
+
+def _solve_points(
+    table: Sequence[int], rack: Sequence[int], rules: RuleSet, old_sets: list[list[Tile]] | None
+) -> tuple[list[list[Tile]], int, bool] | None:
+    """Most points (RULES.md section 1: a joker is worth the tile it stands for).
+
+    First with lean jokers (fast): rack jokers a set needs score what they stand for, spare ones
+    13 each, the most they can be worth, so the programme's best is an upper bound; laying the
+    spare jokers where they are worth most gives a move and a floor. Lean arrangements lose
+    nothing for points (a joker a set can do without is worth at least as much at the top of the
+    run it leaves, or stays fourth in its group), so when floor and bound meet the move is the
+    best. Otherwise the programme in tails mode (every such joker place) looks only for better,
+    within a budget."""
+    # The most-tiles move (fast) is a lean arrangement worth at least its points to the lean
+    # programme: a target that prunes it hard.
+    tiles_move = _solve_plan(table, rack, rules, "tiles", None, old_sets, need_move=True)
+    start = _points_value(tiles_move[0], table, rack) if tiles_move is not None else 0
+    # Every usable rack tile laid and every rack joker worth 13: nothing can do better.
+    usable = _Programme(table, rack, rules, "points", None, None)
+    most = usable.ub[1] + 13 * rack[52]
+    if tiles_move is not None and start >= most:
+        return tiles_move[0], start, True
+    laid_all = tiles_move is not None and tiles_move[1] >= sum(map(sum, usable.r)) + rack[52]
+    try:
+        # Aiming at that best first prunes hardest, and on a full table it is usually met.
+        if laid_all:  # (if a rack tile cannot be laid, neither can that best)
+            top = _solve_plan(table, rack, rules, "points", None, old_sets, need_move=True, floor=most, budget=_POINTS_BUDGET)
+            if top is not None and _points_value(top[0], table, rack) >= most:
+                return top[0], most, True
+        floor_move = _solve_plan(
+            table, rack, rules, "points", None, old_sets, need_move=True, floor=start, budget=_POINTS_BUDGET
+        )
+    except _OutOfBudget:
+        return (tiles_move[0], start, False) if tiles_move is not None else None
+    if floor_move is None:  # only jokers fit, or no room for a spare joker
+        floor_move = tiles_move
+        bound = None
+    else:
+        bound = floor_move[1]
+    floor = _points_value(floor_move[0], table, rack) if floor_move is not None else 0
+    if floor_move is not None and bound is not None and floor >= bound:
+        return floor_move[0], floor, True
+    prog = _Programme(table, rack, rules, "points", None, old_sets, lean=False, tails=True)
+    try:
+        plan = prog.solve(floor + 1, budget=_POINTS_BUDGET)
+    except _OutOfBudget:
+        # Every joker place on a big table with jokers can take seconds: settle for the floor,
+        # said so in Move.proven.
+        return (floor_move[0], floor, False) if floor_move is not None else None
+    if plan is not None:
+        return _build_sets(prog, plan, old_sets), plan.score >> _P_SHIFT, True
+    return (floor_move[0], floor, True) if floor_move is not None else None
+
+
+def _run_passes(prog: _Programme, need_move: bool, floor: int = 0, budget: int | None = None) -> _Plan | None:
+    """The optimum plan (see the module docstring for the passes)."""
+    low = 1 if need_move else 0
+    if not prog.lean or prog.objective == "points":
+        return prog.solve(max(low, floor), budget=budget)
+    if not prog.jtot:
+        return _joker_free_passes(prog, low)
+    bound = prog.ub[1] + prog.lean_bonus
+    # With jokers: one depth-first search, branch and bound, from a first plan (its option
+    # order makes it a good one) to ever better ones, pruned by the joker needs; the first
+    # target it cannot reach is settled exactly by it running out of options or, past its
+    # budget, by the breadth-first programme pruned to that target. On most positions the
+    # joker needs come first (a fraction of a millisecond, and the first plan is rarely the
+    # best); on a big table, and on a tiny position, the first plan comes first, without them
+    # (see _NEED_FIRST_FROM).
+    best, value = None, low - 1
+    if not _NEED_FIRST_FROM <= prog.table_size + bound < _NEED_FIRST_BELOW:
+        best = prog.search(bound - low, _CLIMB_BUDGET)
+        if best is not None:
+            value = best.score >> _P_SHIFT
+        elif prog.search_complete:
+            return None
+    if value < bound:
+        need = prog.joker_needs(bound - low)
+        # Leaving out k tiles in all leaves out at most k of each colour: where even that
+        # needs more jokers than there are, no plan leaves out k or fewer.
+        k = 0
+        while k <= bound - low and sum(need[c][0][0][k] for c in range(4)) > 2 * prog.jtot:
+            k += 1
+        if value < bound - k:
+            found = prog.search(bound - value - 1, _CLIMB_BUDGET, stop=k)
+            if found is not None:
+                best, value = found, found.score >> _P_SHIFT
+            if not prog.search_complete:
+                exact = prog.solve(value + 1)
+                if exact is not None:
+                    best, value = exact, exact.score >> _P_SHIFT
+    if best is not None and value == bound and _improve_budget(prog):
+        # Every usable rack tile laid: a short branch and bound for a plan that keeps more
+        # of the table as it lies.
+        best = prog.improve(best, _improve_budget(prog))
+    return best if best is not None and (best.score >> _P_SHIFT) >= low else None
+
+
+def _joker_free_passes(prog: _Programme, low: int) -> _Plan | None:
+    """Joker-free positions: one depth-first search, branch and bound, with misses measured
+    against the relaxed bound (:meth:`_Programme.bounds`): a first plan (options that lose
+    least against the bound tried first, so on a full table this is usually already the plan
+    laying every usable tile), then on from there to plans leaving out fewer tiles than the
+    last, until the options run out (the last plan found is the best) or a plan meets the
+    bound. A plan meeting the bound then gets a short branch and bound for one that keeps
+    more of the table as it lies."""
+    hb = prog.bounds()
+    top = sum(hb[c][0].get(0, _NEG) for c in range(4))
+    if top < low:
+        return None
+    best = prog.search(top - low, _RELAXED_BUDGET, relaxed=True, stop=0)
+    if not prog.search_complete:
+        # Past the budget: the breadth-first programme, pruned by the relaxed bound.
+        return prog.solve(low if best is None else best.score >> _P_SHIFT, use_h=True)
+    if best is None:
+        return None
+    if (best.score >> _P_SHIFT) == top and _improve_budget(prog):
+        # (Below the bound a branch and bound is not worth its time: measured on mid and
+        # mid_r24, 300 steps cost 0.3 ms a position for 0.14 fewer tiles moved.)
+        return prog.improve(best, _improve_budget(prog), 0, relaxed=True)
+    return best
