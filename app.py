@@ -94,12 +94,12 @@ def load_dice_models(settings: Settings) -> tuple[Any | None, LazySentence | Non
 
 
 def _warm_solver() -> None:
-    """Import the solver and SciPy (the exact tie-break) off the request path, at start-up: the
+    """Import the solver and highspy (the exact tie-break) off the request path, at start-up: the
     first suggestion would otherwise wait about half a second for them."""
     try:
         import referee.solver.least  # noqa: F401
         import referee.solver  # noqa: F401
-        import scipy.optimize  # noqa: F401
+        import highspy  # noqa: F401
     except ImportError:
         pass  # the first suggestion that needs it says so
 

@@ -12,7 +12,7 @@ build on it, never the other way round. Checks return data (:class:`Verdict` wit
 The best-move solver (``referee.solver.best_move``) and Rummikub Dice scoring
 (``referee.dice.best_arrangement``) are imported only when first used. The one exception to the
 standard library is the solver's opt-in exact tie-break (``tiebreak="exact"``, :mod:`referee.solver.least`),
-which imports SciPy (HiGHS) when it runs.
+which imports highspy (HiGHS) when it runs.
 """
 
 from __future__ import annotations

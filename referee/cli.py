@@ -169,7 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--tiebreak", choices=("estimate", "exact"), default="exact",
         help="among equally good moves, how to find the one moving fewest table tiles: exact (the default: an "
-        "integer programme with SciPy, up to --time-limit seconds) or estimate (the fast search's own, milliseconds)",
+        "integer programme on HiGHS, up to --time-limit seconds) or estimate (the fast search's own, milliseconds)",
     )
     p.add_argument("--time-limit", type=float, default=10.0, metavar="SECONDS", help="how long the exact tie-break may take (default 10)")
     return parser

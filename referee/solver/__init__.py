@@ -57,7 +57,7 @@ Layout (one job per module; the underscored names are shared inside this package
 - :mod:`.build`, :mod:`.steps`, :mod:`.values`: the new sets from a plan, the matching to old sets
   and the steps, joker values;
 - :mod:`.inputs`: tiles and tables read and checked;
-- :mod:`.least`: the exact least disturbance (integer programme, SciPy, imported on first use).
+- :mod:`.least`: the exact least disturbance (integer programme on HiGHS through highspy, imported on first use).
 """
 
 from __future__ import annotations

@@ -136,8 +136,7 @@ def best_move(
     branch and bound on it): often the least, not always (figures in ``referee/SOLVER.md``).
     ``tiebreak="exact"`` (the default of the command line and the web app) then finds the
     move laying as many tiles (or points) that moves fewest, by the integer programme of
-    :mod:`referee.solver.least` (SciPy; medians 10 ms on small tables to 0.22 s on full ones, 3.4 s at
-    worst measured); ``Move.least_moved`` says whether it was proven within ``time_limit``
+    :mod:`referee.solver.least` (highspy; figures in ``referee/SOLVER.md``); ``Move.least_moved`` says whether it was proven within ``time_limit``
     seconds (otherwise the estimate's move is returned).
 
     Raises :class:`SolverError` for more copies of a tile or more jokers than ``rules`` has, an
@@ -168,7 +167,9 @@ def best_move(
         if solved_points is not None:
             new_sets, _score, proven = solved_points
     elif rack_tiles:
-        solved = _solve_plan(table_count, rack_count, rules, objective, None, old_sets, need_move=True)
+        # (With the exact tie-break to follow, the estimate's own tie-break search is skipped.)
+        exact = tiebreak == "exact" and old_sets is not None
+        solved = _solve_plan(table_count, rack_count, rules, objective, None, old_sets, need_move=True, improve=not exact)
         if solved is not None:
             new_sets, _score = solved
     if new_sets is None:
@@ -202,13 +203,17 @@ def _fewest_moved(
     """The exact tie-break: the arrangement laying as many rack tiles as ``out`` (or as many
     points, for the points objective) that moves fewest table tiles, and whether that is proven
     (False when HiGHS ran out of time: then ``out`` as it was)."""
-    from referee.solver.least import least_arrangement  # SciPy, only when asked for
+    from referee.solver.least import least_arrangement  # highspy, only when asked for
 
     pts = objective == "points"
     if pts:
         found = least_arrangement(old_sets, rack, rules, points=out.points, time_limit=time_limit)
     else:
-        found = least_arrangement(old_sets, rack, rules, count=len(out.placed), time_limit=time_limit)
+        # The fast search's move keeps this many tiles in their set: nodes that cannot keep more
+        # are closed at once. (Not for points, where the rack's jokers are counted at the places
+        # worth most: the programme's count of kept jokers is its own.)
+        known = len(table_tiles) - len(out.moved)
+        found = least_arrangement(old_sets, rack, rules, count=len(out.placed), time_limit=time_limit, known=known)
     if found is None:
         return out, False
     if found.moved < len(out.moved):

@@ -1,13 +1,19 @@
 """Exact least disturbance: the arrangement laying the most rack tiles that moves fewest table
-tiles to another set, as an integer programme solved by HiGHS through SciPy.
+tiles to another set, as an integer programme solved by branch and bound on HiGHS (highspy).
 
 The depth-first solver (:mod:`referee.solver`) breaks ties between equally good moves with an
 estimate (see ``referee/SOLVER.md``, "Least disturbance"); proving the least that way in pure
-Python costs seconds to minutes on a full table. This programme proves it in milliseconds on
-small tables and about half a second (seven at worst) on full ones, so it is used when asked
-for (``best_move(..., tiebreak="exact")``) and by :mod:`referee.tools.tiebreak_check`, the reference
-the solver's estimate is measured against. SciPy is imported on the first call, never by
-``import referee``.
+Python costs seconds to minutes on a full table. This programme proves it in milliseconds to
+tens of milliseconds (figures in ``referee/SOLVER.md``), so it is used when asked for
+(``best_move(..., tiebreak="exact")``, the default of the command line and the web app) and by
+:mod:`referee.tools.tiebreak_check`, the reference the solver's estimate is measured against.
+highspy is imported on the first call, never by ``import referee``.
+
+What makes it fast: runs of 6 places or more pair with an old set only where no cut in two
+runs does as well (:func:`_pairs`), which leaves out most of the thousands of long runs with
+jokers; the linear relaxation is usually integral already; and where it is not, the branch and
+bound re-solves each node from the last simplex basis and closes nodes by the integrality of
+the objective and by the fast search's own move (``known``).
 
 "Moved" is what the solver reports (``Move.moved``): each new set is matched to at most one old
 set and keeps the tiles it shares with it, the matching keeping most tiles; every other table
@@ -24,6 +30,7 @@ import math
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 
 from referee.i18n import _
@@ -79,6 +86,43 @@ def candidate_sets(avail: Sequence[int]) -> list[tuple[int, ...]]:
     return sorted(found)
 
 
+@lru_cache(maxsize=1 << 12)
+def _colour_runs(c: int, mask: int, jokers: int) -> tuple[tuple[tuple[int, ...], int, tuple[int, ...]], ...]:
+    """The runs of :func:`candidate_sets` in colour ``c`` whose tiles there are (bit n - 1 of
+    ``mask``: some copy of number n), with ``jokers`` jokers: (sorted multiset, lowest number of
+    the reading, one reading: tile indices by place, 52 a joker). Shared between calls (it
+    depends on nothing else)."""
+    found: dict[tuple[int, ...], tuple[int, tuple[int, ...]]] = {}
+    for lo in range(1, 12):
+        for hi in range(lo + 2, 14):
+            have = [n for n in range(lo, hi + 1) if mask >> (n - 1) & 1]
+            forced = (hi - lo + 1) - len(have)
+            if forced > jokers or not have:
+                continue
+            for k in range(0, min(jokers - forced, len(have) - 1) + 1):
+                for out in combinations(have, k):
+                    kept = [13 * c + n - 1 for n in have if n not in out]
+                    key = (*kept, *[_JOKER] * (forced + k))
+                    if key not in found:
+                        found[key] = (lo, tuple(
+                            13 * c + n - 1 if (mask >> (n - 1) & 1 and n not in out) else _JOKER for n in range(lo, hi + 1)
+                        ))
+    return tuple((key, lo, reading) for key, (lo, reading) in found.items())
+
+
+@lru_cache(maxsize=1 << 12)
+def _number_groups(n: int, mask: int, jokers: int) -> tuple[tuple[int, ...], ...]:
+    """The groups of :func:`candidate_sets` of number ``n`` (bit c of ``mask``: colour c there)."""
+    colours = [13 * c + n - 1 for c in range(4) if mask >> c & 1]
+    found = []
+    for m in range(1, 1 << len(colours)):
+        tiles = [x for i, x in enumerate(colours) if m >> i & 1]
+        for k in range(0, jokers + 1):
+            if 3 <= len(tiles) + k <= 4:
+                found.append((*tiles, *[_JOKER] * k))
+    return tuple(found)
+
+
 def _choose(found: set[tuple[int, ...]], tiles: list[int], base: int, extra: int) -> None:
     """Add the run multisets made from ``tiles`` with ``base`` jokers, up to ``extra`` of the
     tiles replaced by jokers too (at least one numbered tile stays)."""
@@ -118,6 +162,150 @@ def _readable(s: tuple[int, ...]) -> tuple[Tile, ...]:
     return tuple(_BY_INDEX[13 * c + n - 1] if n in have else JOKER for n in range(lo, top + 1))
 
 
+def _cuts(reading: Sequence[int]) -> tuple[int, ...]:
+    """Where a run read as ``reading`` (tile indices by place, 52 a joker) can be cut in two
+    valid runs: each piece 3 places or more, with a numbered tile (RULES.md sections 2, 5)."""
+    size = len(reading)
+    numbered = [0]
+    for x in reading:
+        numbered.append(numbered[-1] + (x != _JOKER))
+    return tuple(p for p in range(3, size - 2) if numbered[p] and numbered[size] - numbered[p])
+
+
+def _same_joker_values(reading: Sequence[int], cuts: Sequence[int]) -> tuple[int, ...]:
+    """The cuts whose pieces, read alone, give the jokers the values the whole run gives them
+    (for the points objective, where a joker is worth the tile it stands for)."""
+    from referee.solver.values import _joker_values
+
+    whole = sorted(_joker_values(_readable(tuple(sorted(reading)))))
+    return tuple(
+        p for p in cuts
+        if sorted(_joker_values(_readable(tuple(sorted(reading[:p]))))
+                  + _joker_values(_readable(tuple(sorted(reading[p:]))))) == whole
+    )
+
+
+_LongRun = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], dict[int, int], tuple[int, ...]]
+"""A run of 6 places or more: (multiset, reading, cuts, place of each numbered tile, jokers in
+the reading before each place)."""
+
+
+@lru_cache(maxsize=1 << 12)
+def _colour_tables(
+    c: int, mask: int, jokers: int, points: bool
+) -> tuple[tuple[tuple[int, ...], ...], list[tuple[int, int, int, list[_LongRun]]], list[_LongRun]]:
+    """The runs of colour ``c`` (see :func:`_colour_runs`) sorted for :func:`_pairs`: those that
+    pair with every old set they share a tile with (runs of 3-5, and long runs with no cut);
+    the long runs with a cut by span, as (lowest number, latest first cut, earliest last cut,
+    runs); and the long runs with a joker."""
+    short: list[tuple[int, ...]] = []
+    by_span: dict[tuple[int, int], list[_LongRun]] = {}
+    with_joker: list[_LongRun] = []
+    for key, lo, reading in _colour_runs(c, mask, jokers):
+        cuts = _cuts(reading) if len(reading) >= 6 else ()
+        if cuts and points:
+            cuts = _same_joker_values(reading, cuts)
+        if not cuts:
+            short.append(key)
+            continue
+        prefix = [0]
+        for x in reading:
+            prefix.append(prefix[-1] + (x == _JOKER))
+        entry = (key, reading, cuts, {x: k for k, x in enumerate(reading) if x != _JOKER}, tuple(prefix))
+        by_span.setdefault((lo, lo + len(reading) - 1), []).append(entry)
+        if prefix[-1]:
+            with_joker.append(entry)
+    spans = [
+        (lo, max(e[2][0] for e in entries), min(e[2][-1] for e in entries), entries)
+        for (lo, _hi), entries in sorted(by_span.items())
+    ]
+    return tuple(short), spans, with_joker
+
+
+def _survives(entry: _LongRun, old: dict[int, int]) -> bool:
+    """Whether the long run ``entry`` must keep its pair with the old set ``old``: no cut leaves
+    one piece sharing with it all that the whole run does (its numbered tiles are each once in
+    the run; jokers by count)."""
+    _key, reading, cuts, place, prefix = entry
+    places = [place[x] for x in old if x in place]
+    first = min(places) if places else len(reading)
+    last = max(places) if places else -1
+    want = min(prefix[-1], old.get(_JOKER, 0))
+    if not want:
+        return not (last < cuts[-1] or first >= cuts[0])
+    total = prefix[-1]
+    for p in cuts:
+        if (last < p and prefix[p] >= want) or (first >= p and total - prefix[p] >= want):
+            return False
+    return True
+
+
+def _pairs(
+    avail: Sequence[int], old_tallies: list[dict[int, int]], points: bool
+) -> tuple[list[tuple[int, ...]], list[dict[int, int]], list[tuple[int, int, int]]]:
+    """The candidate sets the programme needs (of :func:`candidate_sets`) and the pairs (new set,
+    old set, tiles shared) it may match.
+
+    A run of 6 places or more is left out of a pair with an old set when it can be cut in two
+    valid runs one of which shares with that old set all the run does: an arrangement matching
+    the run there keeps as many tiles with the two pieces instead (the piece matched, the other
+    not), laying the same tiles (for points, only cuts that keep the jokers' values). A long run
+    with no pair left and such a cut is left out altogether (used unmatched, its two pieces do
+    as well). By induction on the length, the pieces are always there. Without a joker shared,
+    a pair stays only with an old set holding tiles of the run in its first and its last piece,
+    so only old sets with two tiles or more of its colour are looked at (by span). On a full
+    table with two jokers this leaves out most of the thousands of long runs and nine pairs in
+    ten, without changing the optimum."""
+    jokers = avail[_JOKER]
+    holders: list[list[int]] = [[] for _x in range(53)]  # old sets holding each tile
+    for i, ot in enumerate(old_tallies):
+        for x in ot:
+            holders[x].append(i)
+    found: list[tuple[int, ...]] = []
+    keep: dict[tuple[int, ...], set[int]] = {}  # long run -> the old sets it keeps a pair with
+    joker_olds = [i for i, ot in enumerate(old_tallies) if _JOKER in ot]
+    for c in range(4):
+        mask = sum(1 << (n - 1) for n in range(1, 14) if avail[13 * c + n - 1])
+        short, by_span, with_joker = _colour_tables(c, mask, jokers, points)
+        found.extend(short)
+        for i, ot in enumerate(old_tallies):
+            numbers = [x % 13 + 1 for x in ot if x != _JOKER and x // 13 == c]
+            if len(numbers) < 2:
+                continue
+            a, b = min(numbers), max(numbers)
+            for lo, first_cut, last_cut, entries in by_span:
+                if a >= lo + first_cut or b < lo + last_cut:
+                    continue  # (no tile of it in the first piece, or none in the last, whatever the cut)
+                for entry in entries:
+                    if _survives(entry, ot):
+                        keep.setdefault(entry[0], set()).add(i)
+        for entry in with_joker:
+            for i in joker_olds:
+                if _survives(entry, old_tallies[i]):
+                    keep.setdefault(entry[0], set()).add(i)
+    for n in range(1, 14):
+        mask = sum(1 << c for c in range(4) if avail[13 * c + n - 1])
+        found.extend(_number_groups(n, mask, jokers))
+    sets: list[tuple[int, ...]] = []
+    tallies: list[dict[int, int]] = []
+    pairs: list[tuple[int, int, int]] = []
+    for s in sorted(set(found) | keep.keys()):
+        olds = keep.get(s)
+        if olds is None:
+            olds = set()
+            for x in set(s):
+                olds.update(holders[x])
+        st = tally(s)
+        k = len(sets)
+        sets.append(s)
+        tallies.append(st)
+        items = st.items()
+        for i in sorted(olds):
+            ot = old_tallies[i]
+            pairs.append((k, i, sum(n if n < ot[x] else ot[x] for x, n in items if x in ot)))
+    return sets, tallies, pairs
+
+
 class _Rows:
     """The programme's constraints as a sparse matrix in triplets, one row at a time."""
 
@@ -131,10 +319,12 @@ class _Rows:
 
     def add(self, entries: Iterable[tuple[int, float]], lo: float, hi: float) -> None:
         """One row: lo <= sum of value x column over ``entries`` (column, value) <= hi."""
-        for col, value in entries:
-            self.rows.append(self.count)
-            self.cols.append(col)
-            self.vals.append(value)
+        entries = list(entries)
+        if entries:
+            cols, vals = zip(*entries)
+            self.rows.extend([self.count] * len(cols))
+            self.cols.extend(cols)
+            self.vals.extend(vals)
         self.lo.append(lo)
         self.hi.append(hi)
         self.count += 1
@@ -147,6 +337,7 @@ def least_arrangement(
     count: int | None = None,
     time_limit: float = 20.0,
     points: int | None = None,
+    known: int | None = None,
 ) -> LeastArrangement | None:
     """The arrangement of the table's sets ``table`` and some of ``rack`` (after the opening)
     laying the most rack tiles, or exactly ``count`` of them, or rack tiles worth exactly
@@ -166,17 +357,20 @@ def least_arrangement(
     places, so when ``points`` is the most a move can score, z meets it only where the rack's
     jokers take the places worth most, as the points are counted.
 
-    Raises :class:`~referee.solver.SolverError` when SciPy is not installed, or for more copies
+    ``known``: tiles kept by an arrangement already known to lay as much (the fast search's move,
+    with ``count`` or ``points`` given): when nothing keeps more, the answer is that value with
+    no sets (``sets == ()``), the known arrangement being a least one.
+
+    Raises :class:`~referee.solver.SolverError` when highspy is not installed, or for more copies
     of a tile than ``rules`` has.
     """
     from referee.solver import SolverError  # (every caller has the solver loaded already)
 
     start = time.perf_counter()
     try:
-        from scipy.optimize import Bounds, LinearConstraint, milp
-        from scipy.sparse import coo_matrix
+        import highspy  # noqa: F401  (HiGHS, the exact tie-break's only dependency)
     except ImportError as exc:
-        raise SolverError(_("the exact tie-break needs SciPy ({error})").format(error=exc)) from exc
+        raise SolverError(_("the exact tie-break needs highspy ({error})").format(error=exc)) from exc
     old = [[t.index for t in s] for s in table]
     table_count = [0] * 53
     rack_count = [0] * 53
@@ -188,20 +382,10 @@ def least_arrangement(
     if any(table_count[x] + rack_count[x] > (rules.jokers if x == _JOKER else rules.copies) for x in range(53)):
         raise SolverError(_("more copies of a tile than the rule set has"))
     avail = [a + b for a, b in zip(table_count, rack_count)]
-    sets = candidate_sets(avail)
     total = sum(table_count)
     old_tallies = [tally(s) for s in old]
-    tallies = [tally(s) for s in sets]
+    sets, tallies, pairs = _pairs(avail, old_tallies, points is not None)
     nx = len(sets)
-    holders: list[set[int]] = [set() for _x in range(53)]  # old sets holding each tile
-    for i, ot in enumerate(old_tallies):
-        for x in ot:
-            holders[x].add(i)
-    pairs = [
-        (j, i, shared(st, old_tallies[i]))
-        for j, st in enumerate(tallies)
-        for i in sorted(set().union(*(holders[x] for x in st)))
-    ]
     ny = len(pairs)
     big = 0 if count is not None or points is not None else total + 1
     cost = [float(-big * len(s)) for s in sets] + [float(-w) for _j, _i, w in pairs]
@@ -277,25 +461,105 @@ def least_arrangement(
         rows.add(entries + [(j, -1)], -math.inf, 0)
     if not nx:
         return LeastArrangement(0, 0, (), 0.0) if not total and not count else None
-    matrix = coo_matrix((rows.vals, (rows.rows, rows.cols)), shape=(rows.count, nx + ny + nz + nk)).tocsr()
-    left = time_limit - (time.perf_counter() - start)  # the limit covers building the programme too
-    if left <= 0:
-        return None
-    # Without presolve HiGHS keeps to the time limit (with it, presolve alone took 3 s of a 1 s
-    # limit on a full table with two jokers, and 109 s on an XP one with four) and it was faster
-    # on the slowest benchmark position (large-J-011: 2.5 s against 6.3 s).
-    result = milp(
-        cost,
-        constraints=LinearConstraint(matrix, rows.lo, rows.hi),
-        integrality=[1] * nx + [0] * ny + [1] * (nz + nk),
-        bounds=Bounds([0.0] * (nx + ny + nz + nk), [float(u) for u in upper]),
-        options={"time_limit": left, "mip_rel_gap": 0.0, "presolve": False},
-    )
+    whole = nx + ny + nz + nk if points is not None else nx  # the columns that must be integral
+    found = _branch_and_bound(rows, cost, upper, whole, time_limit - (time.perf_counter() - start), known)
     seconds = time.perf_counter() - start
-    if result.status != 0 or result.x is None:
+    if found is None:
         return None
-    copies = [round(v) for v in result.x[:nx]]
+    value, x = found
+    if x is None:  # nothing better than the arrangement known
+        return LeastArrangement(count if count is not None else 0, total - value, (), seconds)
+    copies = [round(v) for v in x[:nx]]
     new_sets = tuple(_readable(sets[j]) for j, k in enumerate(copies) for _copy in range(k))
     laid = sum(len(s) for s in new_sets) - total
-    kept = round(-result.fun) - big * (laid + total)
+    kept = value - big * (laid + total)
     return LeastArrangement(laid, total - kept, new_sets, seconds)
+
+
+def _branch_and_bound(
+    rows: _Rows, cost: list[float], upper: list[int], whole: int, time_limit: float, known: int | None
+) -> tuple[int, list[float] | None] | None:
+    """Maximise -cost over the programme ``rows`` (columns 0 to ``upper``), the first ``whole``
+    columns integral, by branch and bound on HiGHS's dual simplex: each node changes one
+    column's bounds and solves again from the last basis (a few dozen pivots, not a solve
+    from scratch). The objective is an integer at every integral point (with x integral the
+    matching columns are a bipartite b-matching, whose polytope has integer corners), so a
+    node whose relaxation is below the best integer value found plus one is closed.
+    ``known``: a value already reached (the fast search's move), closing nodes that cannot beat
+    it. Returns (value, columns), (known, None) when nothing beats ``known``, or None past
+    ``time_limit`` seconds or when there is no integral point."""
+    import highspy
+
+    start = time.perf_counter()
+    if time_limit <= 0:
+        return None
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("presolve", "off")
+    lp = highspy.HighsLp()
+    n = len(cost)
+    lp.num_col_ = n
+    lp.num_row_ = rows.count
+    lp.col_cost_ = cost
+    lp.col_lower_ = [0.0] * n
+    lp.col_upper_ = [float(u) for u in upper]
+    inf = highspy.kHighsInf
+    lp.row_lower_ = [-inf if v == -math.inf else float(v) for v in rows.lo]
+    lp.row_upper_ = [inf if v == math.inf else float(v) for v in rows.hi]
+    starts = [0] * (rows.count + 1)
+    for r in rows.rows:
+        starts[r + 1] += 1
+    for r in range(rows.count):
+        starts[r + 1] += starts[r]
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+    lp.a_matrix_.start_ = starts
+    lp.a_matrix_.index_ = rows.cols
+    lp.a_matrix_.value_ = [float(v) for v in rows.vals]
+    h.passModel(lp)
+    best = [known if known is not None else -(1 << 60)]
+    solution: list[list[float] | None] = [None]
+    lower = [0.0] * n
+    top = [float(u) for u in upper]
+    optimal = highspy.HighsModelStatus.kOptimal
+    out_of_time = highspy.HighsModelStatus.kTimeLimit
+
+    def node() -> None:
+        left = time_limit - (time.perf_counter() - start)
+        if left <= 0:
+            raise TimeoutError
+        h.setOptionValue("time_limit", left)
+        h.run()
+        status = h.getModelStatus()
+        if status != optimal:
+            if status == out_of_time:
+                raise TimeoutError
+            return  # no point below here
+        bound = math.floor(-h.getInfo().objective_function_value + 1e-6)
+        if bound <= best[0]:
+            return
+        x = list(h.getSolution().col_value)
+        pick, frac = -1, 0.0
+        for j in range(whole):
+            f = x[j] - math.floor(x[j])
+            if 1e-6 < f < 1 - 1e-6 and f > frac:  # (nearest to rounding up: dives to a solution)
+                pick, frac = j, f
+        if pick < 0:
+            best[0] = bound
+            solution[0] = x
+            return
+        v = x[pick]
+        lo, hi = lower[pick], top[pick]
+        for new_lo, new_hi in ((float(math.ceil(v)), hi), (lo, float(math.floor(v)))):
+            h.changeColBounds(pick, new_lo, new_hi)
+            lower[pick], top[pick] = new_lo, new_hi
+            node()
+            h.changeColBounds(pick, lo, hi)
+            lower[pick], top[pick] = lo, hi
+
+    try:
+        node()
+    except TimeoutError:
+        return None
+    if solution[0] is None:
+        return (known, None) if known is not None else None
+    return best[0], solution[0]

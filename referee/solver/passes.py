@@ -18,10 +18,13 @@ from referee.tiles import Tile
 def _solve_plan(
     table: Sequence[int], rack: Sequence[int], rules: RuleSet, objective: str, minimum: int | None,
     old_sets: list[list[Tile]] | None, need_move: bool, floor: int = 0, budget: int | None = None,
+    improve: bool = True,
 ) -> tuple[list[list[Tile]], int] | None:
     """Best new arrangement of table + some rack tiles, and its primary score; None if none
-    (or, with ``floor``, none scoring at least that much)."""
+    (or, with ``floor``, none scoring at least that much). ``improve=False`` leaves out the
+    tie-break branch and bound (the exact tie-break follows and decides instead)."""
     prog = _Programme(table, rack, rules, objective, minimum, old_sets)
+    prog.improve_ties = improve
     plan = _run_passes(prog, need_move, floor, budget)
     if plan is not None and prog.lean:
         sets = _build_sets(prog, plan, old_sets)
@@ -48,6 +51,8 @@ the exact tie-break of the breadth-first programme gives 6 at 30-50 times the co
 
 def _improve_budget(prog: _Programme) -> int:
     """Steps of tie-break branch and bound for this programme's table (see _IMPROVE_FROM)."""
+    if not prog.improve_ties:
+        return 0
     over = max(0, prog.table_size - _IMPROVE_FROM)
     return over * over * 3 // 5
 

@@ -114,6 +114,9 @@ class _Programme(_Bounds, _DepthFirst, _BreadthFirst):
         self._need: list[Any] | None = None
         self._need_most = -1
         self._need_others: list[Any] = []
+        self.improve_ties = True
+        """Whether the passes run the tie-break branch and bound (:meth:`improve`) on a plan
+        laying every usable tile."""
         self.steps = 0
         """Steps the last :meth:`search` took."""
         self.search_complete = False

@@ -7,7 +7,7 @@ one that disturbs the table least, by default on an estimate (see ``referee/SOLV
 ``Move.moved`` is not proven to be the least. This module measures that estimate against the
 exact least, found by the integer programme of :mod:`referee.solver.least` (every valid set, the way
 rummikub-solver models the game, plus the matching of new sets to old ones; HiGHS through
-SciPy), which never calls the solver. SciPy is imported only when a position is solved, and
+highspy), which never calls the solver. highspy is imported only when a position is solved, and
 ``import referee`` never loads this module.
 
 "Moved" is what the solver reports (``Move.moved``): each new set is matched to at most one old

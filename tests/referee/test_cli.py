@@ -214,7 +214,7 @@ def test_best_move(capsys: pytest.CaptureFixture[str]) -> None:
     data = run_json(capsys, "best-move", "--rack", "K9")
     assert data == {"found": False, "count": 0, "points": 0, "placed": [], "sets": [], "steps": []}
     # the exact tie-break is the command's default: the estimate's known miss moves nothing, proven
-    if importlib.util.find_spec("scipy") is not None:
+    if importlib.util.find_spec("highspy") is not None:
         data = run_json(capsys, "best-move", "--table", "B5 R5 O5 | O3 O4 J", "--rack", "O3 O4 O6 R3")
         assert (data["count"], data["moved"], data["least_moved"], data["tiebreak"]) == (1, [], True, "exact")
     quick = run_json(capsys, "best-move", "--table", "B5 R5 O5 | O3 O4 J", "--rack", "O3 O4 O6 R3", "--tiebreak", "estimate")

@@ -86,13 +86,13 @@ def test_lazy_features() -> None:
         referee.no_such_thing  # noqa: B018
 
 
-def test_scipy_only_for_the_exact_tiebreak() -> None:
-    """The solver stays pure Python: SciPy (HiGHS) is loaded only when the exact tie-break runs."""
+def test_highspy_only_for_the_exact_tiebreak() -> None:
+    """The solver stays pure Python: highspy (HiGHS) is loaded only when the exact tie-break runs."""
     probe = (
         "import sys\n"
         "from referee.solver import best_move\n"
         "best_move('K1 K2 K3 K4 K5 K6 K7', 'B4 O4')\n"
-        "print('scipy' in sys.modules)\n"
+        "print('highspy' in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"

@@ -1,6 +1,6 @@
 """The exact tie-break reference (``referee.tools.tiebreak_check``): its sets, its answers against a
 brute force on tiny positions, the known leasts, and the solver against it on benchmark
-positions (RULES.md sections 2, 4, 5). Needs SciPy (the benchmark extra)."""
+positions (RULES.md sections 2, 4, 5). Needs highspy (a dependency of the app)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from contextlib import redirect_stdout
 
 import pytest
 
-pytest.importorskip("scipy", reason="the exact tie-break needs SciPy (a dependency of the app: pip install -e .)")
+pytest.importorskip("highspy", reason="the exact tie-break needs highspy (a dependency of the app: pip install -e .)")
 
 from referee.tools.bench import DEFAULT_POSITIONS as POSITIONS, load_positions  # noqa: E402
 from referee.sets import check_set  # noqa: E402
