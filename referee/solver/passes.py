@@ -43,15 +43,19 @@ def _solve_plan(
 
 _IMPROVE_FROM = 30
 """The branch and bound for keeping more of the table may spend 0.6 * (table tiles - this)^2
-steps: nothing on tables of 30 tiles or fewer, where the search order alone moved as few tiles
-as 1,000 steps of it (small, mid and mid_r24 positions), about 1,000 on a large table of 70.
-Measured on the large positions: moved tiles median 9 without it, 7-8 with 1,000 steps (+1 ms;
-the exact tie-break of the breadth-first programme gives 6 at 30-50 times the cost)."""
+steps on a position with jokers: nothing on tables of 30 tiles or fewer, where the search order
+alone moved as few tiles as 1,000 steps of it (small, mid and mid_r24 positions), about 1,000
+on a large table of 70. Measured on the large positions: moved tiles median 9 without it, 7-8
+with 1,000 steps (+1 ms). Not on joker-free positions (since session 5): there it was about half
+the fast mode's time on a large table (CPU time, median of 37 large joker-free positions, first
+solves: 3.10 ms with it, 1.58 ms without, the peer 16.9 ms), for 9.68 -> 7.27 tiles moved on
+average; the exact tie-break (the default of the command line and the web app) finds the least
+either way and skips this search."""
 
 
 def _improve_budget(prog: _Programme) -> int:
     """Steps of tie-break branch and bound for this programme's table (see _IMPROVE_FROM)."""
-    if not prog.improve_ties:
+    if not prog.improve_ties or not prog.jtot:
         return 0
     over = max(0, prog.table_size - _IMPROVE_FROM)
     return over * over * 3 // 5
@@ -192,8 +196,7 @@ def _joker_free_passes(prog: _Programme, low: int) -> _Plan | None:
     least against the bound tried first, so on a full table this is usually already the plan
     laying every usable tile), then on from there to plans leaving out fewer tiles than the
     last, until the options run out (the last plan found is the best) or a plan meets the
-    bound. A plan meeting the bound then gets a short branch and bound for one that keeps
-    more of the table as it lies."""
+    bound. (No tie-break branch and bound here: see _IMPROVE_FROM.)"""
     hb = prog.bounds()
     top = sum(hb[c][0].get(0, _NEG) for c in range(4))
     if top < low:
@@ -202,10 +205,4 @@ def _joker_free_passes(prog: _Programme, low: int) -> _Plan | None:
     if not prog.search_complete:
         # Past the budget: the breadth-first programme, pruned by the relaxed bound.
         return prog.solve(low if best is None else best.score >> _P_SHIFT, use_h=True)
-    if best is None:
-        return None
-    if (best.score >> _P_SHIFT) == top and _improve_budget(prog):
-        # (Below the bound a branch and bound is not worth its time: measured on mid and
-        # mid_r24, 300 steps cost 0.3 ms a position for 0.14 fewer tiles moved.)
-        return prog.improve(best, _improve_budget(prog), 0, relaxed=True)
     return best
