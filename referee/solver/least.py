@@ -86,7 +86,12 @@ def candidate_sets(avail: Sequence[int]) -> list[tuple[int, ...]]:
     return sorted(found)
 
 
-@lru_cache(maxsize=1 << 12)
+_COLOUR_CACHE = 48
+"""Entries kept of the per-colour run tables: one colour with every number there and two jokers
+holds about 1.3 MB (its runs, readings and cuts), so at most some 60 MB."""
+
+
+@lru_cache(maxsize=_COLOUR_CACHE)
 def _colour_runs(c: int, mask: int, jokers: int) -> tuple[tuple[tuple[int, ...], int, tuple[int, ...]], ...]:
     """The runs of :func:`candidate_sets` in colour ``c`` whose tiles there are (bit n - 1 of
     ``mask``: some copy of number n), with ``jokers`` jokers: (sorted multiset, lowest number of
@@ -190,7 +195,7 @@ _LongRun = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], dict[int, in
 the reading before each place)."""
 
 
-@lru_cache(maxsize=1 << 12)
+@lru_cache(maxsize=_COLOUR_CACHE)
 def _colour_tables(
     c: int, mask: int, jokers: int, points: bool
 ) -> tuple[tuple[tuple[int, ...], ...], list[tuple[int, int, int, list[_LongRun]]], list[_LongRun]]:
