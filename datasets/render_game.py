@@ -508,8 +508,10 @@ SIDES = {2: ("bottom", "top"), 3: ("bottom", "right", "top"), 4: ("bottom", "rig
 
 
 def render_game(out: Path, players: int, seed: int, size: int = 960, fps: float = 2.0, max_turns: int | None = None,
-                p_violation: float = 0.15, quality: int = 85, progress: bool = False) -> dict[str, Any]:
-    """Play a game, film it into ``out/frames`` and write ``out/game.json``; return the record."""
+                p_violation: float = 0.15, quality: int = 85, progress: bool = False, long_turn: bool = True) -> dict[str, Any]:
+    """Play a game, film it into ``out/frames`` and write ``out/game.json``; return the record.
+
+    ``long_turn`` False leaves out the 55-second think (short test material)."""
     sim, steps, result = play_game(players, seed, max_turns, p_violation)
     rng = np.random.default_rng([seed, 18])
     W, H = size, int(round(size * 3 / 4 / 2)) * 2
@@ -530,7 +532,7 @@ def render_game(out: Path, players: int, seed: int, size: int = 960, fps: float 
     dim_at = int(rng.integers(1, max(2, n_steps))) if n_steps > 1 else -1
     shadow_at = int(rng.integers(0, max(1, n_steps)))
     rest_hand_at = int(rng.integers(0, max(1, n_steps)))
-    long_turn_at = int(rng.integers(0, max(1, n_steps)))
+    long_turn_at = int(rng.integers(0, max(1, n_steps))) if long_turn else -1
 
     def emit(img: np.ndarray, covered: bool = False) -> None:
         nonlocal frame_no
@@ -651,6 +653,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fps", type=float, default=2.0, help="frames per second of game time (default 2)")
     p.add_argument("--max-turns", type=int, default=None, help="stop after this many turns (default: play to the end)")
     p.add_argument("--violations", type=float, default=0.15, help="chance that a turn carries a planted violation (default 0.15)")
+    p.add_argument("--no-long-turn", action="store_true", help="leave out the 55-second think (short material)")
     p.add_argument("--progress", action="store_true", help="print a line per turn")
     args = p.parse_args(argv)
     if not 2 <= args.players <= 4:
@@ -660,7 +663,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.fps <= 0:
         p.error(f"--fps must be positive, not {args.fps}")
     rec = render_game(args.out, args.players, args.seed, args.size, args.fps, args.max_turns, args.violations,
-                      progress=args.progress)
+                      progress=args.progress, long_turn=not args.no_long_turn)
     print(f"{len(rec['turns'])} turns, {rec['frames']} frames -> {args.out}")
     return 0
 

@@ -457,12 +457,11 @@ class Follower:
         from vision.detections import TileDetections
 
         self._full_w = frames[-1].shape[1]
-        dets = []
-        for f in frames[-2:]:
-            d = self.reader.detect(f)
-            self.readings += 1
-            d = d[~self._blank(f, d)] if len(d) else d
-            dets.append(d)
+        crop = self._crop_box(changed, frames[-1].shape) if settled_det is not None and changed is not None else None
+        dets = [self._detect(frames[-1], crop)]
+        if len(frames) > 1 and self._needs_second_look(dets[0], settled_det, changed, frames[-1]):
+            # Some tile that may be new is read faintly: read the other rest frame too and agree.
+            dets.insert(0, self._detect(frames[-2], crop))
         det = self._agree(dets)
         unsure_idx: list[int] = []
         kept: dict[int, int] = {}
@@ -472,10 +471,86 @@ class Follower:
             unsure_idx = [i for i in range(len(det)) if float(det.probs[i].max()) < self.s.sure]
         h, w = frames[-1].shape[:2]
         reading = build_reading((w, h), det, self.rules, "table")
+        # Faint tiles on their own (loose, or in a set of faint tiles only) that were not settled
+        # before are taken for noise, such as the edge of a face-down pool tile: tiles only
+        # arrive from racks, and a tile laid is read clearly once the hand has gone.
+        noise = self._faint_alone(reading, kept)
+        if noise:
+            keep = np.array([i not in noise for i in range(len(det))])
+            remap = {old: new for new, old in enumerate(np.flatnonzero(keep))}
+            det = det[keep]
+            kept = {remap[i]: j for i, j in kept.items() if i in remap}
+            unsure_idx = [remap[i] for i in unsure_idx if i in remap]
+            reading = build_reading((w, h), det, self.rules, "table")
         unsure = sorted(reading.tiles[i].code for i in unsure_idx if i < len(reading.tiles))
         unsure += ["?" for t in reading.tiles if t.tile is None and not t.rack]
         self._kept = kept
         return det, reading, unsure
+
+    def _crop_box(self, changed: np.ndarray, shape: tuple[int, ...]) -> tuple[int, int, int, int] | None:
+        """The part of the frame to read again: the changed regions with a margin of two tiles
+        (full-frame pixels), or None when that is most of the frame anyway."""
+        fx = self._scale_full
+        ys, xs = np.nonzero(changed)
+        pts = [np.stack([xs * fx, ys * fx], 1), np.stack([(xs + 1) * fx, (ys + 1) * fx], 1)]
+        # Settled tiles whose face changed (a digit or a colour: too small for the mask) too.
+        st = self.settled
+        if st is not None and len(st.det):
+            frame = self.rest_frames[-1]
+            boxes = [b for b in st.det.boxes_xyxy if self._face_changed(b, frame)]
+            if boxes:
+                b = np.array(boxes)
+                pts += [b[:, :2], b[:, 2:]]
+        pts_all = np.vstack(pts)
+        if not len(pts_all):
+            return None
+        tile = math.sqrt(st.tile_area if st is not None else 400.0) * fx
+        h, w = shape[:2]
+        x0, x1 = max(0, int(pts_all[:, 0].min() - 2 * tile)), min(w, int(pts_all[:, 0].max() + 2 * tile))
+        y0, y1 = max(0, int(pts_all[:, 1].min() - 2 * tile)), min(h, int(pts_all[:, 1].max() + 2 * tile))
+        if (x1 - x0) * (y1 - y0) > 0.6 * w * h:
+            return None
+        return x0, y0, x1, y1
+
+    def _detect(self, frame: np.ndarray, crop: tuple[int, int, int, int] | None = None) -> Any:
+        """Tiles of the frame (or of its ``crop``, boxes in frame pixels), face-down ones dropped.
+        In a crop, tiles cut by its edge are left out: they lie mostly outside, where the settled
+        table still holds them."""
+        from vision.detections import TileDetections
+
+        if crop is None:
+            d = self.reader.detect(frame)
+        else:
+            x0, y0, x1, y1 = crop
+            d = self.reader.detect(np.ascontiguousarray(frame[y0:y1, x0:x1]))
+            if len(d):
+                b = d.boxes_xyxy
+                h, w = frame.shape[:2]
+                inside = ((b[:, 0] > 2) | (x0 == 0)) & ((b[:, 1] > 2) | (y0 == 0)) \
+                    & ((b[:, 2] < x1 - x0 - 2) | (x1 == w)) & ((b[:, 3] < y1 - y0 - 2) | (y1 == h))
+                d = d[inside]
+                d = TileDetections(d.boxes_xyxy + np.array([x0, y0, x0, y0], np.float32), d.scores, d.probs, d.up_xy)
+        self.readings += 1
+        return d[~self._blank(frame, d)] if len(d) else d
+
+    def _needs_second_look(self, det: Any, settled: Any, changed: np.ndarray | None, frame: np.ndarray) -> bool:
+        faint = [i for i in range(len(det)) if float(det.probs[i].max()) < self.s.sure]
+        if not faint:
+            return False
+        if settled is None or not len(settled):
+            return True
+        iou = _iou(det.boxes_xyxy[faint], settled.boxes_xyxy)
+        return any(iou[k].max() < 0.5 for k in range(len(faint)))
+
+    def _faint_alone(self, reading: Any, kept: dict[int, int]) -> set[int]:
+        """Indices of new tiles read with less than ``sure`` confidence that stand alone: loose, or
+        in a set whose tiles are all faint and new."""
+        faint = {i for i, t in enumerate(reading.tiles) if i not in kept and t.confidence < self.s.sure}
+        out = {i for i in reading.loose if i in faint}
+        for rs in reading.sets:
+            if all(i in faint for i in rs.indices):
+                out.update(rs.indices)
+        return out
 
     def _blank(self, frame: np.ndarray, det: Any) -> np.ndarray:
         """Tiles whose face shows no ink: face-down tiles of the pool."""
