@@ -127,6 +127,7 @@ class _Settled:
     tile_area: float  # median tile box area in work pixels
     full: np.ndarray  # the full-size frame (each tile's face compared with it)
     set_of: np.ndarray  # for each row of ``det``, the index of its set in ``sets``
+    conf: np.ndarray  # for each row of ``det``, the reader's confidence when it was settled
 
 
 @dataclass
@@ -232,7 +233,7 @@ class Follower:
         self.opened = {n: False for n in self.names}
         self.next_player = 0
         self.settled: _Settled | None = None
-        self.last_faulty: dict[str, Any] | None = None  # the last turn with violations, until restored
+        self.last_faulty: dict[str, Any] | None = None  # the last play, until the next turn or its undoing
         self.turn_start = 0.0
         self.warned = False
         self.timed_out = False
@@ -249,7 +250,8 @@ class Follower:
         self.last_t = 0.0
         self.last_prev_t = 0.0
         self._full_w = 1
-        self._last_unsure_idx: list[int] = []
+        self._kept: dict[int, int] = {}
+        self._unsure_idx: list[int] = []
         self.on_update: Any = None  # called with (kind, payload) for each new turn or event
 
     # ----------------------------------------------------------------- frames in
@@ -358,6 +360,7 @@ class Follower:
             return out
         det, reading, unsure = self._read(list(self.rest_frames), changed["mask"], self.settled.det)
         new_sets, set_of = self._sets_of(reading, self._kept)
+        unsure = sorted(unsure + self._doubtful_sets(det, new_sets, set_of))
         sets_equal = not unmatched_sets(new_sets, self.settled.sets) and not unmatched_sets(self.settled.sets, new_sets)
         if sets_equal:
             # The table reads the same. A change off every tile (the pool lost a tile) is a draw;
@@ -419,7 +422,7 @@ class Follower:
         S = np.diag([fx, fx, 1.0])
         full = cv2.warpPerspective(st.full, S @ H @ np.linalg.inv(S), (st.full.shape[1], st.full.shape[0]),
                                    borderMode=cv2.BORDER_REPLICATE)
-        self.settled = _Settled(det, st.sets, img, _normalised(grey), grey, st.tile_area, full, st.set_of)
+        self.settled = _Settled(det, st.sets, img, _normalised(grey), grey, st.tile_area, full, st.set_of, st.conf)
 
     def _changes(self, ref_norm: np.ndarray, norm: np.ndarray) -> dict[str, Any]:
         diff = np.abs(ref_norm - norm)
@@ -482,9 +485,14 @@ class Follower:
             kept = {remap[i]: j for i, j in kept.items() if i in remap}
             unsure_idx = [remap[i] for i in unsure_idx if i in remap]
             reading = build_reading((w, h), det, self.rules, "table")
+        # Tiles the decoder doubts (a third copy read with confidence, unreadable) are
+        # unsure too, unless they are settled tiles that did not change.
+        doubted = {d.index for d in reading.doubts if d.reason in ("too_many_copies", "unreadable")}
+        unsure_idx = sorted(set(unsure_idx) | {i for i in doubted if i not in kept})
         unsure = sorted(reading.tiles[i].code for i in unsure_idx if i < len(reading.tiles))
-        unsure += ["?" for t in reading.tiles if t.tile is None and not t.rack]
+        unsure += ["?" for t in reading.tiles if t.tile is None]
         self._kept = kept
+        self._unsure_idx = unsure_idx
         return det, reading, unsure
 
     def _crop_box(self, changed: np.ndarray, shape: tuple[int, ...]) -> tuple[int, int, int, int] | None:
@@ -618,6 +626,7 @@ class Follower:
 
         fx = self._scale_full
         frame = self.rest_frames[-1]
+        settled_conf = self.settled.conf if self.settled is not None else np.ones(len(settled))
 
         def in_change(box: np.ndarray) -> float:
             x1, y1, x2, y2 = (int(round(v / fx)) for v in box)
@@ -637,6 +646,14 @@ class Follower:
                 probs[i] = settled.probs[j]
             elif float(probs[i].max()) < self.s.sure:
                 unsure.append(i)
+            elif j >= 0 and iou[i, j] > 0.5 and j not in used:
+                # A tile in a settled tile's place reads differently. A swap happens (a joker
+                # replaced in place), but so does a misread on either side: only two confident
+                # readings settle it.
+                old_code, new_code = int(settled.probs[j].argmax()), int(probs[i].argmax())
+                need = self.s.sure if 52 in (old_code, new_code) else 0.9  # a joker is hard to mistake
+                if old_code != new_code and (float(settled_conf[j]) < need or float(probs[i].max()) < need):
+                    unsure.append(i)
         boxes, scores, ups = [det.boxes_xyxy], [det.scores], [det.up_xy]
         extra = [j for j in range(len(settled)) if j not in used and in_change(settled.boxes_xyxy[j]) < 0.15
                  and not self._face_changed(settled.boxes_xyxy[j], frame)
@@ -659,6 +676,10 @@ class Follower:
         """
         groups: list[list[int]] = [list(rs.indices) for rs in reading.sets]
         groups += [[i] for i in reading.loose]
+        # The camera looks at the table, not at a rack: rows the layout took for a rack's ledges
+        # (long tight rows of sets look like one) are rows of sets, cut at their gaps.
+        for row in reading.rack_rows:
+            groups += _cut_row(reading, list(row))
         parent = list(range(len(reading.tiles)))
 
         def find(x: int) -> int:
@@ -715,6 +736,34 @@ class Follower:
             sets.append([reading.tiles[i].tile for i in order])
         return sets, set_of
 
+    def _doubtful_sets(self, det: Any, sets: list[list[Tile]], set_of: dict[int, int]) -> list[str]:
+        """New tiles of invalid sets that one of the reader's other likely readings (3% or more)
+        would make valid: a misread is as likely as a broken rule, so they are unsure."""
+        from referee.sets import check_set
+
+        out: list[str] = []
+        by_set: dict[int, list[int]] = {}
+        for i, k in set_of.items():
+            by_set.setdefault(k, []).append(i)
+        for k, members in by_set.items():
+            tiles = sets[k]
+            if len(tiles) < 3 or check_set(tiles).valid:
+                continue
+            for i in members:
+                if i in self._kept or i >= len(det):
+                    continue
+                pos = next((n for n, t in enumerate(tiles) if t.index == int(det.probs[i].argmax())), None)
+                row = det.probs[i] / max(float(det.probs[i].sum()), 1e-9)
+                for code in np.argsort(-row)[1:4]:
+                    if pos is None or row[code] < 0.03:
+                        break
+                    trial = list(tiles)
+                    trial[pos] = Tile.from_index(int(code))
+                    if check_set(trial).valid:
+                        out.append(tiles[pos].code)
+                        break
+        return out
+
     @staticmethod
     def _spatial_order(reading: Any, members: list[int]) -> list[int]:
         """Tiles of a set rebuilt from pieces, along the row; the direction that makes a valid set."""
@@ -730,7 +779,7 @@ class Follower:
         """The reading becomes the settled table: every tile one-hot on its decoded identity."""
         from vision.detections import TileDetections
 
-        keep = [i for i, t in enumerate(reading.tiles) if t.tile is not None and not t.rack and i in set_of]
+        keep = [i for i, t in enumerate(reading.tiles) if t.tile is not None and i in set_of]
         probs = np.zeros((len(keep), det.probs.shape[1]), np.float32)
         boxes = np.array([reading.tiles[i].box_xyxy for i in keep], np.float32).reshape(-1, 4)
         for k, i in enumerate(keep):
@@ -742,7 +791,12 @@ class Follower:
         areas = [(b[2] - b[0]) * (b[3] - b[1]) * fx * fx for b in boxes]
         tile_area = float(np.median(areas)) if areas else (self.settled.tile_area if self.settled else 400.0)
         set_rows = np.array([set_of[i] for i in keep], np.int32)
-        return _Settled(settled_det, sets, work, _normalised(grey), grey, tile_area, self.rest_frames[-1], set_rows)
+        kept = getattr(self, "_kept", {}) if self.settled is not None else {}
+        unsure = set(self._unsure_idx)  # settled, but easily changed by a clearer reading later
+        conf = np.array([float(self.settled.conf[kept[i]]) if i in kept else
+                         (0.0 if i in unsure else reading.tiles[i].confidence) for i in keep], np.float32)
+        return _Settled(settled_det, sets, work, _normalised(grey), grey, tile_area, self.rest_frames[-1], set_rows,
+                        conf)
 
     # ----------------------------------------------------------------- turns
 
@@ -772,8 +826,11 @@ class Follower:
         before = self.settled.sets
         faulty = self.last_faulty
         if faulty is not None and Counter(t for x in after for t in x) == Counter(t for x in faulty["before_sets"] for t in x):
+            # The table went back to how it was before the last play (a faulty turn undone, or a
+            # play taken back): not a new turn.
             # The table went back to how it was before the faulty turn: the consequence carried out.
             self.last_faulty = None
+            self.opened[faulty["turn"]["player"]] = faulty["opened"]
             table = format_table(after)
             self.history.add(frame, t, table, faulty["turn"]["number"], None, "restored")
             self.turn_start = t
@@ -812,11 +869,9 @@ class Follower:
         )
         self.turns.append(turn)
         out: list[dict[str, Any]] = [{"turn": turn}]
+        self.last_faulty = {"turn": turn, "before_sets": [list(s) for s in before], "opened": self.opened[player]}
         if ok and verdict.laid:
             self.opened[player] = True
-            self.last_faulty = None
-        elif not ok:
-            self.last_faulty = {"turn": turn, "before_sets": [list(s) for s in before]}
         if unsure:
             out.append(self._event(t, "check_by_hand", _(
                 "Turn {number}: {tiles} could not be read for sure; check by hand.").format(
@@ -860,6 +915,23 @@ class Follower:
         self._event(self.last_t, "game_end", _("End of the game after {count} turns.").format(count=len(self.turns)))
         self.history.save()
         return self.result()
+
+
+def _cut_row(reading: Any, row: list[int]) -> list[list[int]]:
+    """A row of tiles (spatial order) cut into sets where neighbours stand apart by more than
+    half a tile width."""
+    if not row:
+        return []
+    boxes = np.array([reading.tiles[i].box_xyxy for i in row], np.float64)
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    width = float(np.median(boxes[:, 2] - boxes[:, 0]))
+    out: list[list[int]] = [[row[0]]]
+    for k in range(1, len(row)):
+        gap = float(np.linalg.norm(centres[k] - centres[k - 1])) - width
+        if gap > 0.5 * width:
+            out.append([])
+        out[-1].append(row[k])
+    return out
 
 
 def _iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:

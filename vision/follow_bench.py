@@ -6,7 +6,8 @@ Each game is rendered by :mod:`datasets.render_game` (2, 3, 4 players in turn; p
 violations; a camera bump, a dimmed lamp, a passing shadow, a resting hand, a long turn), then
 followed by :func:`vision.follow.follow` frame by frame. Reported:
 
-- turn ends found (a followed turn ending within ``--tolerance`` seconds of a true one, in order);
+- turn ends found (in order, a followed turn ending from ``--tolerance`` seconds before a true
+  turn's end until the next true turn ends: a hand resting over the table may hide the rest);
 - games with no invented turn (a followed turn matching no true turn);
 - planted violations flagged (the matched turn carries one of the expected codes);
 - legal turns with a violation called (must be 0);
@@ -39,13 +40,16 @@ def score_game(truth: dict[str, Any], got: dict[str, Any], tolerance: float = 2.
     matched: list[tuple[dict, dict]] = []
     gi = 0
     used: set[int] = set()
-    for tt in t_turns:
+    for n, tt in enumerate(t_turns):
+        # Found: the first followed turn ending from ``tolerance`` before the true end until the
+        # next true turn ends (a hand resting over the table can hide the rest for a while).
+        until = t_turns[n + 1]["end_s"] - tolerance if n + 1 < len(t_turns) else float("inf")
         best = None
         for k in range(gi, len(g_turns)):
-            if abs(g_turns[k]["end_s"] - tt["end_s"]) <= tolerance and k not in used:
+            if tt["end_s"] - tolerance <= g_turns[k]["end_s"] < max(until, tt["end_s"] + tolerance) and k not in used:
                 best = k
                 break
-            if g_turns[k]["end_s"] > tt["end_s"] + tolerance:
+            if g_turns[k]["end_s"] >= max(until, tt["end_s"] + tolerance):
                 break
         if best is not None:
             used.add(best)
@@ -64,6 +68,7 @@ def score_game(truth: dict[str, Any], got: dict[str, Any], tolerance: float = 2.
     bumps = sum(1 for e in truth["events"] if e["kind"] == "camera_moved")
     long_turns = sum(1 for e in truth["events"] if e["kind"] == "long_turn")
     delays = [gt["reading_s"] for _tt, gt in matched if gt["kind"] == "play"]
+    late = [round(gt["end_s"] - tt["end_s"], 2) for tt, gt in matched if gt["end_s"] - tt["end_s"] > tolerance]
     return {
         "turns": len(t_turns), "found": len(matched), "invented": len(invented),
         "invented_at": [g["end_s"] for g in invented],
@@ -75,7 +80,7 @@ def score_game(truth: dict[str, Any], got: dict[str, Any], tolerance: float = 2.
         "bumps": bumps, "bumps_reported": min(bumps, kinds.count("camera_moved")),
         "extra_bump_reports": max(0, kinds.count("camera_moved") - bumps),
         "long_turns": long_turns, "timer_warnings": kinds.count("timer_warning"),
-        "delays_s": delays,
+        "delays_s": delays, "found_late_s": late,
         "final_table_right": _same_table(truth["final_table"], got["final_table"]),
     }
 
