@@ -16,7 +16,8 @@ restored (the rule book's consequence) before the next player's turn.
 
 The game's look is held out from training (:func:`held_out_look`): a quilted teal cloth that
 :mod:`datasets.render_textures` does not make, a tile edition that :mod:`datasets.render_tiles`
-does not sample (pale mint plastic, the regular-weight DejaVu Sans), and a warm lamp.
+does not sample (pale mint plastic, numerals in a font family the renderer holds out of training:
+:func:`held_out_font`), and a warm lamp.
 
 Output folder: ``frames/NNNNN.jpg`` (one every ``1/fps`` seconds, default 2 per second) and
 ``game.json``: players, fps, frame size, ``turns`` (number, player, kind ``play``/``draw``, the
@@ -87,16 +88,43 @@ def quilted_cloth(h: int, w: int, rng: Rng, px_per_mm: float) -> np.ndarray:
     return np.clip(base[None, None, :] * shade[..., None], 0, 255).astype(np.uint8)
 
 
+def held_out_font() -> tuple[str, str | None]:
+    """A numeral font training never draws: a family the renderer holds out of training
+    (``datasets.fonts.HELD_OUT``, Cantarell first) when that registry and its files are there,
+    else the regular-weight DejaVu Sans file of matplotlib, which no training edition uses.
+    Returns the font file and the family name (None for the file)."""
+    try:
+        from datasets import fonts  # type: ignore[attr-defined]
+    except ImportError:
+        fonts = None
+    if fonts is not None:
+        held = list(getattr(fonts, "HELD_OUT", ()))
+        for name in sorted(held, key=lambda n: n != "cantarell"):
+            files = [f for f in fonts.font_files(name) if not f.startswith("hershey:")]
+            if files:
+                return files[0], name
+    import importlib.util
+
+    spec = importlib.util.find_spec("matplotlib")
+    if spec is None or spec.origin is None:
+        raise RuntimeError("the game renderer needs matplotlib's bundled fonts: pip install matplotlib")
+    return str(Path(spec.origin).parent / "mpl-data" / "fonts" / "ttf" / "DejaVuSans.ttf"), None
+
+
 def held_out_look(rng: Rng) -> TileStyle:
     """The tile edition of the test games: built here, never drawn by :func:`sample_style`."""
+    import dataclasses
+
     inks = {"K": (35, 32, 30), "B": (185, 100, 20), "O": (25, 135, 245), "R": (40, 30, 215)}
     body = (222, 240, 228)  # pale mint plastic: no training edition has it
+    font, family = held_out_font()
+    extra = {"font_family": family} if family and "font_family" in {f.name for f in dataclasses.fields(TileStyle)} else {}
     return TileStyle(
         edition="holdout_mint", body=body, aspect=0.74, thickness=0.19, inks=inks,
-        joker_inks={"black": inks["K"], "red": inks["R"]}, font="DejaVuSans.ttf", stroke=3,
+        joker_inks={"black": inks["K"], "red": inks["R"]}, font=font, stroke=3 if family is None else 1,
         number_height=0.4, number_y=0.4, squeeze=0.82, logo="ring",
         logo_ink=tuple(int(v * 0.8) for v in body),  # type: ignore[arg-type]
-        disc=False, six_nine="underline", joker="filled", bevel=0.06, corner=0.1,
+        disc=False, six_nine="underline", joker="filled", bevel=0.06, corner=0.1, **extra,
     )
 
 
@@ -633,7 +661,8 @@ def render_game(out: Path, players: int, seed: int, size: int = 960, fps: float 
     final = format_table(steps[-1].before if steps and steps[-1].planted else (steps[-1].after if steps else []))
     record = {
         "players": names, "seed": seed, "fps": fps, "width": W, "height": H, "frames": frame_no,
-        "look": {"cloth": "quilted_teal", "edition": film.style.edition, "light": "warm lamp, drifting, dimmed once"},
+        "look": {"cloth": "quilted_teal", "edition": film.style.edition, "font": Path(film.style.font).name,
+                 "light": "warm lamp, drifting, dimmed once"},
         "first_player": names[result["first_player"]],
         "turns": turns, "events": events, "final_table": final,
         "final_racks": {names[i]: [t.code for t in r] for i, r in enumerate(sim.racks)},

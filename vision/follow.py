@@ -51,7 +51,7 @@ import sys
 import time
 from collections import Counter, deque
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -128,14 +128,6 @@ class _Settled:
     full: np.ndarray  # the full-size frame (each tile's face compared with it)
     set_of: np.ndarray  # for each row of ``det``, the index of its set in ``sets``
     conf: np.ndarray  # for each row of ``det``, the reader's confidence when it was settled
-
-
-@dataclass
-class _Turn:
-    number: int
-    player: str
-    start_s: float
-    record: dict[str, Any] = field(default_factory=dict)
 
 
 class History:
@@ -247,6 +239,7 @@ class Follower:
         self.frames = 0
         self.readings = 0
         self.analyse_s = 0.0
+        self.analyse_cpu_s = 0.0  # CPU seconds of this process (all its threads): fair on a shared machine
         self.last_t = 0.0
         self.last_prev_t = 0.0
         self._full_w = 1
@@ -269,6 +262,7 @@ class Follower:
         if not isinstance(frame_bgr, np.ndarray) or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
             raise ValueError("a frame must be a BGR image: a numpy array of shape (height, width, 3)")
         t0 = time.perf_counter()
+        c0 = time.process_time()
         out: list[dict[str, Any]] = []
         self.frames += 1
         self.last_t = t
@@ -302,6 +296,7 @@ class Follower:
         self.prev_frame = frame_bgr
         self.last_prev_t = t
         self.analyse_s += time.perf_counter() - t0
+        self.analyse_cpu_s += time.process_time() - c0
         for item in out:
             if self.on_update is not None:
                 self.on_update(item)
@@ -320,9 +315,10 @@ class Follower:
             out.append(self._event(t, "timer_warning", _("{player}: ten seconds left.").format(player=player)))
         if not self.timed_out and t - self.turn_start >= limit:
             self.timed_out = True
-            out.append(self._event(t, "time_up", _(
-                "{player}: time is up. Out of time without having played: draw one tile; the turn ends. "
-                "Out of time in the middle of a move: the table goes back to how it was.").format(player=player)))
+            from referee.penalties import penalty_for_timeout
+
+            # Nothing laid yet as far as the camera knows (the table is checked when it rests).
+            out.append(self._event(t, "time_up", f"{player}: " + penalty_for_timeout(rules=self.rules).message))
         return out
 
     def _event(self, t: float, kind: str, message: str, **extra: Any) -> dict[str, Any]:
@@ -906,7 +902,7 @@ class Follower:
             "events": self.events,
             "final_table": final,
             "stats": {"frames": self.frames, "readings": self.readings,
-                      "analyse_s": round(self.analyse_s, 2),
+                      "analyse_s": round(self.analyse_s, 2), "analyse_cpu_s": round(self.analyse_cpu_s, 2),
                       "frames_per_s": round(self.frames / self.analyse_s, 2) if self.analyse_s > 0 else None},
         }
 

@@ -14,7 +14,8 @@ followed by :func:`vision.follow.follow` frame by frame. Reported:
 - turns whose laid tiles and table were read exactly; turns marked "check by hand";
 - camera bumps reported, long turns warned by the timer;
 - frames analysed per second (all work, readings included, in this warm process), against the
-  baseline measured in the same run: a full reading of every frame;
+  baseline measured in the same run: a full reading of every frame; and frames per CPU second of
+  this process (the machine may be shared: wall-clock figures then say more about the others);
 - delay from the table coming to rest to its full reading (median and worst).
 
 Writes ``OUT/report.json`` and prints a table.
@@ -121,6 +122,7 @@ def run(out: Path, games: int, seed: int, size: int, max_turns: int | None, tole
     per_game = []
     frames = 0
     analyse_s = 0.0
+    cpu_s = 0.0
     baseline = None
     for g in range(games):
         players = 2 + g % 3
@@ -138,6 +140,7 @@ def run(out: Path, games: int, seed: int, size: int, max_turns: int | None, tole
                      frames_per_s=got["stats"]["frames_per_s"])
         frames += got["stats"]["frames"]
         analyse_s += got["stats"]["analyse_s"]
+        cpu_s += got["stats"]["analyse_cpu_s"]
         if baseline is None:
             baseline = _baseline_ms(folder / "frames")
         per_game.append(score)
@@ -164,6 +167,8 @@ def run(out: Path, games: int, seed: int, size: int, max_turns: int | None, tole
         "extra_bump_reports": sum(s["extra_bump_reports"] for s in per_game),
         "long_turns_warned": f"{sum(min(s['timer_warnings'], s['long_turns']) for s in per_game)}/{sum(s['long_turns'] for s in per_game)}",
         "frames_per_s": round(fps, 2),
+        "frames_per_cpu_s": round(frames / cpu_s, 2) if cpu_s else None,
+        "wall_s": round(analyse_s, 1), "cpu_s": round(cpu_s, 1),
         "baseline_full_reading_ms": round(baseline or 0.0, 1),
         "baseline_frames_per_s": round(1000 / baseline, 2) if baseline else None,
         "speedup_vs_baseline": round(fps / (1000 / baseline), 2) if baseline else None,
@@ -198,8 +203,10 @@ def main(argv: list[str] | None = None) -> int:
         ("turns marked check by hand", str(report["check_by_hand_turns"]), ""),
         ("camera bumps reported", report["bumps_reported"], "all"),
         ("long turns warned", report["long_turns_warned"], "all"),
-        ("frames analysed per second", f"{report['frames_per_s']} (full reading of every frame: "
+        ("frames analysed per second (wall clock)", f"{report['frames_per_s']} (full reading of every frame: "
          f"{report['baseline_frames_per_s']}; x{report['speedup_vs_baseline']})", ">= 2"),
+        ("frames analysed per CPU second", f"{report['frames_per_cpu_s']} ({report['cpu_s']} CPU s, "
+         f"{report['wall_s']} s wall)", ""),
         ("rest to full reading, median / worst", f"{report['delay_s_median']} / {report['delay_s_worst']} s", "<= 2 s"),
     ]
     for name, value, target in rows:

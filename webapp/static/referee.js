@@ -69,6 +69,7 @@
         make("p", { class: "hint", id: "ref-racks-hint" }),
         make("div", { id: "ref-racks" }),
         make("label", { class: "field" }, make("span", { id: "ref-winner-label" }), make("select", { id: "ref-winner" })),
+        make("label", { class: "field" }, make("span", { id: "ref-match-label" }), make("select", { id: "ref-match" })),
         make("button", { class: "primary", id: "ref-score" }),
         make("div", { id: "ref-score-result", class: "result" })));
     q("main").append(section);
@@ -82,7 +83,7 @@
     set("ref-tab", "tab"); set("ref-title", "title"); set("ref-hint", "hint"); set("ref-players-label", "players");
     set("ref-rules-label", "rules"); set("ref-start", "start"); set("ref-stop", "stop"); set("ref-history-title", "history");
     set("ref-back", "back"); set("ref-forward", "forward"); set("ref-end-title", "end"); set("ref-racks-hint", "racks");
-    set("ref-winner-label", "winner"); set("ref-score", "score");
+    set("ref-winner-label", "winner"); set("ref-score", "score"); set("ref-match-label", "match");
     const opts = q("#ref-rules").options; opts[0].textContent = w("classic"); opts[1].textContent = w("spanish");
   }
 
@@ -162,8 +163,11 @@
       q("#ref-live").hidden = false;
       q("#ref-status").textContent = w("waiting");
       q("#ref-verdicts").replaceChildren();
-      q("#ref-racks").replaceChildren(...game.names.map((n) => make("label", { class: "field" }, make("span", { text: n }),
-        make("input", { "data-player": n, spellcheck: "false", placeholder: "R4 K9 J" }))));
+      q("#ref-racks").replaceChildren(...game.names.map((n) => make("div", { class: "field" },
+        make("label", {}, make("span", { text: n }), make("input", { "data-player": n, spellcheck: "false", placeholder: "R4 K9 J" })),
+        make("label", { class: "button" }, make("input", { type: "file", accept: "image/*", capture: "environment", hidden: true,
+          "data-rack-photo": n, onchange: readRack }), make("span", { text: w("rack_photo") })))));
+      loadMatches();
       q("#ref-winner").replaceChildren(make("option", { value: "", text: w("nobody") }),
         ...game.names.map((n) => make("option", { value: n, text: n })));
       timer = setInterval(sendFrame, FRAME_MS);
@@ -200,14 +204,48 @@
     q("#ref-history").dataset.at = String(at);
   }
 
+  // A photo of a rack, read by the app's own reader (POST /api/photo/read, mode "rack").
+  async function readRack(e) {
+    const file = e.target.files[0];
+    const player = e.target.dataset.rackPhoto;
+    if (!file) return;
+    const form = new FormData();
+    form.append("photo", file);
+    form.append("mode", "rack");
+    const input = q(`#ref-racks input[data-player="${player}"]`);
+    try {
+      const reading = await call("POST", "/api/photo/read", form);
+      const codes = reading.rack.map((i) => reading.tiles[i].tile).filter((c) => c !== "?");
+      input.value = codes.join(" ");
+    } catch (err) { q("#ref-score-result").replaceChildren(make("p", { class: "error", text: err.message })); }
+  }
+
+  // Match sheets with exactly these players: the game can go onto one of them.
+  async function loadMatches() {
+    const select = q("#ref-match");
+    select.replaceChildren(make("option", { value: "", text: w("no_match") }));
+    try {
+      const data = await call("GET", "/api/matches");
+      const same = (m) => m.players.length === game.names.length && m.players.every((p) => game.names.includes(p));
+      data.matches.filter((m) => same(m) && m.next_game !== null)
+        .forEach((m) => select.append(make("option", { value: String(m.id), text: m.name })));
+    } catch (err) { /* no sheets: scoring still works */ }
+  }
+
   async function scoreGame() {
     const racks = {};
     document.querySelectorAll("#ref-racks input").forEach((i) => { racks[i.dataset.player] = i.value; });
     const out = q("#ref-score-result");
     try {
-      const res = await call("POST", `/api/referee/games/${game.id}/end`, { racks, winner: q("#ref-winner").value || null });
+      const winner = q("#ref-winner").value || null;
+      const res = await call("POST", `/api/referee/games/${game.id}/end`, { racks, winner });
       stop();
       out.replaceChildren(make("pre", { text: res.describe }));
+      const match = q("#ref-match").value;
+      if (match) {
+        const added = await call("POST", `/api/matches/${match}/games`, { racks, winner });
+        out.append(make("p", { class: "note", text: w("on_sheet", { name: added.match.name }) }));
+      }
     } catch (e) { out.replaceChildren(make("p", { class: "error", text: e.message })); }
   }
 
