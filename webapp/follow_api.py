@@ -37,7 +37,7 @@ from webapp.runtime import Runtime, get_runtime
 
 __all__ = ["router", "MAX_GAMES"]
 
-router = APIRouter(prefix="/api/referee", tags=["live referee"])
+router = APIRouter(prefix="/api/referee", tags=["referee"])
 MAX_GAMES = 4
 """Games followed at the same time; starting another drops the oldest (its photos too)."""
 MAX_FRAME_BYTES = 4 * 1024 * 1024
