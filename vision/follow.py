@@ -711,6 +711,7 @@ class Follower:
                 final += [units[u] for u in us]  # whole settled sets the layout ran together
             else:
                 final.append(members)
+        final = self._join_fragments(reading, final)
         reading_order = {frozenset(g): g for g in groups}
         sets: list[list[Tile]] = []
         set_of: dict[int, int] = {}
@@ -731,6 +732,47 @@ class Follower:
                 set_of[i] = len(sets)
             sets.append([reading.tiles[i].tile for i in order])
         return sets, set_of
+
+    @staticmethod
+    def _join_fragments(reading: Any, groups: list[list[int]]) -> list[list[int]]:
+        """Pieces of one set the layout cut apart: a piece of one or two tiles lying in line with
+        another piece, less than a tile's width away, when together they make a valid set."""
+        from referee.sets import check_set
+
+        groups = [list(g) for g in groups]
+        boxes = {i: np.array(reading.tiles[i].box_xyxy, np.float64) for g in groups for i in g}
+
+        def near(a: list[int], b: list[int]) -> bool:
+            for i in a:
+                for j in b:
+                    bi, bj = boxes[i], boxes[j]
+                    w = min(bi[2] - bi[0], bj[2] - bj[0])
+                    h = min(bi[3] - bi[1], bj[3] - bj[1])
+                    gap = max(bi[0], bj[0]) - min(bi[2], bj[2])
+                    dy = abs((bi[1] + bi[3]) / 2 - (bj[1] + bj[3]) / 2)
+                    if gap < w and dy < 0.5 * h:
+                        return True
+            return False
+
+        merged = True
+        while merged:
+            merged = False
+            for a in range(len(groups)):
+                if len(groups[a]) > 2 or any(reading.tiles[i].tile is None for i in groups[a]):
+                    continue
+                for b in range(len(groups)):
+                    if a == b or any(reading.tiles[i].tile is None for i in groups[b]) or not near(groups[a], groups[b]):
+                        continue
+                    both = groups[a] + groups[b]
+                    xs = sorted(both, key=lambda i: reading.tiles[i].center_xy[0])
+                    if any(check_set([reading.tiles[i].tile for i in o]).valid for o in (xs, xs[::-1])):
+                        groups[b] = both
+                        del groups[a]
+                        merged = True
+                        break
+                if merged:
+                    break
+        return groups
 
     def _doubtful_sets(self, det: Any, sets: list[list[Tile]], set_of: dict[int, int]) -> list[str]:
         """New tiles of invalid sets that one of the reader's other likely readings (3% or more)
@@ -839,6 +881,12 @@ class Follower:
         opened = self.opened[player]
         verdict = check_turn(before, after, opened=opened, rules=self.rules)
         changed_after = set(verdict.new_sets)
+        # The game has no third copy of a tile: a table that shows one holds a misread, new or
+        # settled earlier. Those tiles are checked by hand; no rule is called on them.
+        counts = Counter(t for x in after for t in x)
+        over = [t.code for t, n in counts.items() if n > (self.rules.jokers if t.is_joker else self.rules.copies)]
+        fresh_unsure = bool(unsure)  # tiles of this turn's reading that could not be settled
+        unsure = sorted(set(unsure) | set(over))
         unsure_set = set(unsure)
         violations = []
         for v in verdict.violations:
@@ -848,9 +896,13 @@ class Follower:
                               "joker_taken_before_opening", "no_tile_played") and v.sets and not changed_after & set(v.sets):
                 continue
             # Never a violation resting on a tile that could not be settled.
-            if unsure_set and (codes & unsure_set or any(
-                    x.code in unsure_set for i in v.sets if i < len(after) for x in after[i])
-                    or v.code in ("table_tile_removed", "joker_missing", "no_tile_played")):
+            # A tile missing or none laid may be a misread of this turn's: unsure new tiles (or a
+            # missing tile that is itself doubtful) leave it to a check by hand.
+            counted = v.code in ("table_tile_removed", "joker_missing", "no_tile_played")
+            if counted and (fresh_unsure or codes & unsure_set):
+                continue
+            if not counted and unsure_set and (codes & unsure_set or any(
+                    x.code in unsure_set for i in v.sets if i < len(after) for x in after[i])):
                 continue
             violations.append(v)
         moved = _moved(before, after)

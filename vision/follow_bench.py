@@ -1,6 +1,6 @@
 """Benchmark of the live referee on rendered whole games with the held-out look (issue 17's targets).
 
-    python -m vision.follow_bench --games 6 [--seed 100] [--size 960] [--max-turns N] [--out data/follow_bench]
+    python -m vision.follow_bench --games 6 [--seed 100] [--size 960] [--max-turns N] [--out data/follow_bench] [--reuse]
 
 Each game is rendered by :mod:`datasets.render_game` (2, 3, 4 players in turn; planted
 violations; a camera bump, a dimmed lamp, a passing shadow, a resting hand, a long turn), then
@@ -112,8 +112,9 @@ def _baseline_ms(frames_dir: Path, count: int = 6) -> float:
 
 
 def run(out: Path, games: int, seed: int, size: int, max_turns: int | None, tolerance: float,
-        progress: bool = True) -> dict[str, Any]:
-    """Render and follow ``games`` games; return the report (also written to ``out/report.json``)."""
+        progress: bool = True, reuse: bool = False) -> dict[str, Any]:
+    """Render and follow ``games`` games; return the report (also written to ``out/report.json``).
+    ``reuse``: follow games already rendered in ``out`` (same seed, players and size) again."""
     from datasets.render_game import render_game
     from vision.follow import FollowSettings, follow
     from vision.pipeline import load_reader
@@ -128,7 +129,13 @@ def run(out: Path, games: int, seed: int, size: int, max_turns: int | None, tole
         players = 2 + g % 3
         folder = out / f"game{g:02d}"
         t0 = time.perf_counter()
-        truth = render_game(folder, players, seed + g, size, 2.0, max_turns)
+        truth = None
+        if reuse and (folder / "game.json").exists():
+            truth = json.loads((folder / "game.json").read_text())
+            if (truth["seed"], len(truth["players"]), truth["width"]) != (seed + g, players, size):
+                truth = None  # another game: render it again
+        if truth is None:
+            truth = render_game(folder, players, seed + g, size, 2.0, max_turns)
         render_s = time.perf_counter() - t0
         order = truth["players"]
         k = order.index(truth["first_player"])
@@ -190,10 +197,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-turns", type=int, default=None, help="cut games after this many turns (default: whole games)")
     p.add_argument("--tolerance", type=float, default=2.0, help="seconds between a true and a found turn end (default 2)")
     p.add_argument("--out", type=Path, default=Path("data/follow_bench"), help="work folder (default data/follow_bench)")
+    p.add_argument("--reuse", action="store_true", help="follow games already rendered in --out again (no rendering)")
     args = p.parse_args(argv)
     if args.games < 1:
         p.error(f"--games must be at least 1, not {args.games}")
-    report = run(args.out, args.games, args.seed, args.size, args.max_turns, args.tolerance)
+    report = run(args.out, args.games, args.seed, args.size, args.max_turns, args.tolerance, reuse=args.reuse)
     rows = [
         ("turn ends found", f"{report['turn_ends_found']:.1%} of {report['turns']}", ">= 99%"),
         ("games with no invented turn", f"{report['games_without_invented_turn']:.0%} of {report['games']}", ">= 95%"),
