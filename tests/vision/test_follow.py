@@ -170,3 +170,29 @@ def test_bench_scoring_counts_turns() -> None:
     s = score_game(truth, got)
     assert (s["found"], s["invented"], s["missed_at"], s["planted_flagged"]) == (2, 1, [20.0], 1)
     assert s["read_exactly"] == 2 and s["false_calls"] == [] and s["final_table_right"]
+
+
+def test_a_face_changed_in_place_is_seen_and_noise_is_not() -> None:
+    """Regression: a joker swapped in place for its tile, or an 8 for a 9, was too small a change
+    for the picture mask and the turn went unseen; light and a one-pixel nudge must not count."""
+    from types import SimpleNamespace
+
+    from datasets.render_game import GameFilm, _light
+    from referee.tiles import Tile
+    from vision.follow import Follower
+
+    film = GameFilm(np.random.default_rng(0), 720, 540)
+
+    def table(codes: list[str], dx: float = 0.0) -> tuple[np.ndarray, list[dict]]:
+        tiles = [(Tile.parse(c), -60.0 + 26.0 * k + dx, 100.0, 0.0, 0) for k, c in enumerate(codes)]
+        return film.draw_state(tiles, 0)
+
+    before, records = table(["K1", "K2", "J", "K8"])
+    f = Follower(["A", "B"])
+    f.settled = SimpleNamespace(full=before)  # only the settled picture is compared
+    rng = np.random.default_rng(1)
+    same = _light(table(["K1", "K2", "J", "K8"], dx=0.6)[0], 0.85, (0.1, -0.05), rng)
+    swapped = _light(table(["K1", "K2", "K3", "K9"])[0], 0.85, (0.1, -0.05), rng)
+    boxes = [np.array(r["box"], np.float32) for r in records]
+    assert [f._face_changed(b, same) for b in boxes] == [False] * 4
+    assert [f._face_changed(b, swapped) for b in boxes] == [False, False, True, True]
