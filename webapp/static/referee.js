@@ -59,8 +59,8 @@
         make("p", { id: "ref-status", class: "note", role: "status" }),
         make("button", { class: "secondary", id: "ref-stop" })),
       make("div", { id: "ref-verdicts", class: "result", "aria-live": "polite" }),
-      make("h3", { id: "ref-history-title" }),
-      make("div", { id: "ref-history", class: "ref-history" },
+      make("h3", { id: "ref-history-title", hidden: true }),
+      make("div", { id: "ref-history", class: "ref-history", hidden: true },
         make("img", { id: "ref-photo", alt: "" }),
         make("p", { id: "ref-caption" }),
         make("div", { class: "row" }, make("button", { class: "secondary", id: "ref-back" }),
@@ -197,6 +197,8 @@
   function showState() {
     const entry = history[at];
     if (!entry) return;
+    q("#ref-history").hidden = false;
+    q("#ref-history-title").hidden = false;
     q("#ref-photo").src = entry.photo ? `/api/referee/games/${game.id}/photo/${entry.index}` : "";
     const verdict = entry.verdict && entry.verdict.violations && entry.verdict.violations.length
       ? " — " + entry.verdict.violations.map((v) => v.message).join(" ") : "";
