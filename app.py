@@ -39,6 +39,7 @@ from webapp.access import JoinCodes, JoinMiddleware, qr_terminal
 from webapp.access import router as access_router
 from webapp.api import router as play_router
 from webapp.api import tag_routes
+from webapp.follow_api import router as referee_router
 from webapp.middleware import BodyLimitMiddleware, LanguageMiddleware, html_lang, request_language
 from webapp.page_strings import router as strings_router
 from webapp.runtime import LazySentence, Runtime, Settings
@@ -147,6 +148,7 @@ def create_app(settings: Settings | None = None, reader: Any | None = None, dice
     app.include_router(sheets_router)
     app.include_router(strings_router)
     app.include_router(tag_routes(access_router))
+    app.include_router(referee_router)
     _add_error_handlers(app)
     # Photos for a turn check (before, after, rack) travel in one request: allow three of them.
     # Outermost last: the language is chosen first (the 403's sentence is translated), the body cap

@@ -1,0 +1,198 @@
+"""The live referee (vision.follow) on a short rendered game, end to end, and its parts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from referee.ruleset import TimeoutPenalty
+from referee.tiles import parse_table
+from vision.follow import History, _moved, _skin_share, frames_from, rules_named
+from vision.follow_bench import score_game
+
+ROOT = Path(__file__).resolve().parents[2]
+MODEL = ROOT / "models" / "tile_detector.onnx"
+needs_model = pytest.mark.skipif(not MODEL.exists(), reason="the trained tile model is missing (models/)")
+
+
+def _names(game: dict) -> list[str]:
+    order = game["players"]
+    k = order.index(game["first_player"])
+    return order[k:] + order[:k]
+
+
+@pytest.fixture(scope="module")
+def short_game(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    """Five turns of two players (seed 1: a play, an opening under 30, a set left invalid, a
+    table tile taken back, a play that rearranges a set), a camera bump, a shadow, a dimmed lamp,
+    a resting hand; 720 px frames."""
+    from datasets.render_game import render_game
+
+    out = tmp_path_factory.mktemp("game")
+    game = render_game(out, 2, 1, size=720, max_turns=5, p_violation=0.5, long_turn=False)
+    return out, game
+
+
+def test_rendered_game_has_ground_truth(short_game: tuple[Path, dict]) -> None:
+    out, game = short_game
+    frames = sorted((out / "frames").glob("*.jpg"))
+    assert len(frames) == game["frames"] > 50
+    assert {t["planted"] for t in game["turns"]} >= {"opening_below_minimum", "invalid_set", "table_tile_removed"}
+    assert [e["kind"] for e in game["events"]].count("camera_moved") == 1
+    assert game["look"]["edition"] == "holdout_mint"
+    img = cv2.imread(str(frames[0]))
+    assert img.shape == (540, 720, 3)
+
+
+@needs_model
+def test_short_game_end_to_end_from_the_command_line(short_game: tuple[Path, dict], tmp_path: Path) -> None:
+    out, game = short_game
+    names = _names(game)
+    proc = subprocess.run(
+        [sys.executable, "-m", "vision.follow", str(out / "frames"), "--names", ",".join(names), "--json",
+         "--history", str(tmp_path / "hist")],
+        cwd=ROOT, capture_output=True, text=True, timeout=500)
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout)
+    assert set(got) >= {"turns", "events", "final_table"}
+    for turn in got["turns"]:
+        assert set(turn) >= {"number", "player", "start_s", "end_s", "laid", "moved", "missing", "opening_points",
+                             "ok", "violations", "table"}
+        for v in turn["violations"]:
+            assert v["code"] and v["message"]
+    score = score_game(game, got)
+    assert score["found"] == score["turns"] == 5
+    assert score["invented"] == 0
+    assert score["planted_flagged"] == score["planted"] == 3
+    assert score["false_calls"] == []
+    assert score["player_and_kind_right"] == 5
+    assert score["bumps_reported"] == 1
+    assert parse_table(got["final_table"])  # the table in notation
+    faulty = [t for t in got["turns"] if not t["ok"]]
+    assert all("3 tiles as a penalty" in t["consequence"] for t in faulty)
+    kinds = [e["kind"] for e in got["events"]]
+    assert kinds.count("table_restored") == 3 and kinds[0] == "game_start" and kinds[-1] == "game_end"
+    history = json.loads((tmp_path / "hist" / "history.json").read_text())
+    assert len(history) >= 6 and all((tmp_path / "hist" / h["photo"]).exists() for h in history)
+
+
+@needs_model
+def test_hand_shadow_and_light_make_no_turn(short_game: tuple[Path, dict]) -> None:
+    """A still table, then an arm resting over it, a shadow and a dimmer lamp: no turn."""
+    from datasets.render_game import GameFilm, _light, _passing_shadow
+    from vision.follow import Follower
+
+    out, game = short_game
+    base = cv2.imread(str(out / "frames" / f"{game['turns'][0]['end_frame'] + 2:05d}.jpg"))
+    film = GameFilm(np.random.default_rng(0), base.shape[1], base.shape[0])
+    rng = np.random.default_rng(1)
+    frames = [base] * 3 + [film.arm(base, "bottom", (0.5, 0.5), 0.7, 0, 1)] * 4 + [base] * 3
+    frames += [_passing_shadow(base, 0.5, 0.5, 0.35)] * 3 + [_light(base, 0.75, (0.1, 0.0), rng)] * 4
+    f = Follower(_names(game))
+    for i, frame in enumerate(frames):
+        f.feed(frame, i * 0.5)
+    assert f.turns == []
+    assert [e["kind"] for e in f.events] == ["game_start"]
+
+
+def test_orange_tiles_are_not_a_hand() -> None:
+    """Regression: orange numerals once counted as skin and the table never came to rest."""
+    img = np.full((120, 160, 3), (110, 100, 40), np.uint8)
+    for x in range(5, 150, 12):
+        cv2.putText(img, "7", (x, 60), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (25, 135, 245), 1)
+    assert _skin_share(img) < 0.002
+    cv2.ellipse(img, (80, 100), (30, 18), 0, 0, 360, (110, 150, 205), -1)
+    assert _skin_share(img) > 0.02
+
+
+def test_history_keeps_at_most_max_states(tmp_path: Path) -> None:
+    h = History(tmp_path, side=64, max_states=3)
+    frame = np.zeros((100, 200, 3), np.uint8)
+    for i in range(5):
+        h.add(frame, i, "R1 R2 R3", i, None, "turn")
+    kept = json.loads((tmp_path / "history.json").read_text())
+    assert [s["index"] for s in kept] == [2, 3, 4]
+    assert sorted(p.name for p in tmp_path.glob("*.jpg")) == ["00002.jpg", "00003.jpg", "00004.jpg"]
+    assert cv2.imread(str(tmp_path / "00004.jpg")).shape[1] == 64
+
+
+def test_rules_named() -> None:
+    assert rules_named("classic").timeout_penalty is TimeoutPenalty.DRAW_THREE
+    spanish = rules_named("Spanish")
+    assert spanish.timeout_penalty is TimeoutPenalty.RETURN_TO_POOL and not spanish.joker_from_table_tile
+    with pytest.raises(ValueError, match="unknown rule set"):
+        rules_named("poker")
+
+
+def test_moved_tiles() -> None:
+    before = parse_table("R1 R2 R3 R4 | K5 B5 O5")
+    after = parse_table("R1 R2 R3 | R4 R5 R6 | K5 B5 O5 R5")
+    assert _moved(before, after) == ["R1", "R2", "R3", "R4"]
+    assert _moved(parse_table("R1 R2 R3"), parse_table("R1 R2 R3 R4")) == []  # a set that only grew
+
+
+def test_bad_inputs_are_named(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="does not exist"):
+        list(frames_from(str(tmp_path / "nope.mp4"), 2.0))
+    with pytest.raises(ValueError, match="holds no frames"):
+        list(frames_from(str(tmp_path), 2.0))
+    (tmp_path / "a.jpg").write_bytes(b"not a jpeg")
+    with pytest.raises(ValueError, match="not an image"):
+        list(frames_from(str(tmp_path), 2.0))
+    proc = subprocess.run([sys.executable, "-m", "vision.follow", str(tmp_path), "--players", "3", "--names", "A,B"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "--players 3 but --names gives 2 names" in proc.stderr
+
+
+def test_bench_scoring_counts_turns() -> None:
+    truth = {"turns": [
+        {"number": 1, "player": "A", "kind": "play", "end_s": 5.0, "laid": ["R1", "R2", "R3"], "table": "R1 R2 R3",
+         "planted": None, "expect_codes": []},
+        {"number": 2, "player": "B", "kind": "play", "end_s": 10.0, "laid": ["K1", "K2"], "table": "R1 R2 R3 | K1 K2",
+         "planted": "invalid_set", "expect_codes": ["too_short"]},
+        {"number": 3, "player": "A", "kind": "draw", "end_s": 20.0, "laid": [], "table": "R1 R2 R3",
+         "planted": None, "expect_codes": []}],
+        "events": [], "final_table": "R1 R2 R3"}
+    got = {"turns": [
+        {"number": 1, "player": "A", "kind": "play", "end_s": 5.5, "laid": ["R1", "R2", "R3"], "table": "R1 R2 R3",
+         "violations": [], "reading_s": 1.0},
+        {"number": 2, "player": "B", "kind": "play", "end_s": 10.5, "laid": ["K1", "K2"], "table": "K1 K2 | R1 R2 R3",
+         "violations": [{"code": "too_short"}], "reading_s": 1.2},
+        {"number": 3, "player": "A", "kind": "draw", "end_s": 15.0, "laid": [], "table": "R1 R2 R3", "violations": [],
+         "reading_s": 0.0}],
+        "events": [], "final_table": "R1 R2 R3"}
+    s = score_game(truth, got)
+    assert (s["found"], s["invented"], s["missed_at"], s["planted_flagged"]) == (2, 1, [20.0], 1)
+    assert s["read_exactly"] == 2 and s["false_calls"] == [] and s["final_table_right"]
+
+
+def test_a_face_changed_in_place_is_seen_and_noise_is_not() -> None:
+    """Regression: a joker swapped in place for its tile, or an 8 for a 9, was too small a change
+    for the picture mask and the turn went unseen; light and a one-pixel nudge must not count."""
+    from types import SimpleNamespace
+
+    from datasets.render_game import GameFilm, _light
+    from referee.tiles import Tile
+    from vision.follow import Follower
+
+    film = GameFilm(np.random.default_rng(0), 720, 540)
+
+    def table(codes: list[str], dx: float = 0.0) -> tuple[np.ndarray, list[dict]]:
+        tiles = [(Tile.parse(c), -60.0 + 26.0 * k + dx, 100.0, 0.0, 0) for k, c in enumerate(codes)]
+        return film.draw_state(tiles, 0)
+
+    before, records = table(["K1", "K2", "J", "K8"])
+    f = Follower(["A", "B"])
+    f.settled = SimpleNamespace(full=before)  # only the settled picture is compared
+    rng = np.random.default_rng(1)
+    same = _light(table(["K1", "K2", "J", "K8"], dx=0.6)[0], 0.85, (0.1, -0.05), rng)
+    swapped = _light(table(["K1", "K2", "K3", "K9"])[0], 0.85, (0.1, -0.05), rng)
+    boxes = [np.array(r["box"], np.float32) for r in records]
+    assert [f._face_changed(b, same) for b in boxes] == [False] * 4
+    assert [f._face_changed(b, swapped) for b in boxes] == [False, False, True, True]
