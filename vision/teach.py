@@ -25,7 +25,7 @@ import numpy as np
 from referee.tiles import TileError, parse_tile
 from vision.profile import Profile, ProfileError, load_profile
 
-__all__ = ["TeachResult", "teach", "rows_of", "fit_profile", "main"]
+__all__ = ["TeachResult", "teach", "rows_of", "fit_profile", "held_back_with", "main"]
 
 # Crops per taught tile: prototypes are made from PROTOTYPE_VIEWS jittered views, the check reads
 # CHECK_VIEWS others (different box jitter, light and blur), so it sees crops the prototypes never did.
@@ -141,12 +141,25 @@ def fit_profile(model, views: np.ndarray, codes: np.ndarray, check_views: np.nda
     photos = (previous.photos if previous else 0) + 1
     profile = Profile(features / np.linalg.norm(features, axis=1, keepdims=True), proto_codes, weight, photos,
                       {"reader_alone": round(alone, 4), "with_profile": round(acc, 4), "check_crops": int(len(check_codes))})
+    profile.held_back = held_back_with(previous.held_back if previous else {}, cf, base, check_codes)
     return profile, alone, acc
 
 
+def held_back_with(held: dict, features: np.ndarray, probs: np.ndarray, codes: np.ndarray) -> dict:
+    """``held`` (a profile's held-back crops, see :attr:`Profile.held_back`) with more crops added."""
+    new = {"features": np.asarray(features, np.float32), "probs": np.asarray(probs, np.float32),
+           "codes": np.asarray(codes, np.int64)}
+    if not held or len(held.get("codes", ())) == 0 or held["features"].shape[1] != new["features"].shape[1]:
+        return new
+    return {k: np.concatenate([np.asarray(held[k]), new[k]]) for k in new}
+
+
 def teach(photo_bytes: bytes, rows_text: str, profile_dir: Path | str | None, reader=None, seed: int = 0,
-          save: bool = True) -> tuple[Profile, TeachResult]:
-    """Teach one photo's typed tiles into the profile at ``profile_dir`` (created or extended)."""
+          save: bool = True, previous: Profile | None = None) -> tuple[Profile, TeachResult]:
+    """Teach one photo's typed tiles into the profile at ``profile_dir`` (created or extended).
+
+    ``previous``: the profile to extend when it is kept elsewhere (the app's database; then
+    ``profile_dir`` is None)."""
     from vision.image import decode_photo
     from vision.pipeline import load_reader
 
@@ -170,8 +183,7 @@ def teach(photo_bytes: bytes, rows_text: str, profile_dir: Path | str | None, re
     rng = np.random.default_rng(seed)
     views = _views(image, chosen, model, rng, PROTOTYPE_VIEWS)
     check = _views(image, chosen, model, np.random.default_rng(seed + 1), CHECK_VIEWS)
-    previous = None
-    if profile_dir is not None and (Path(profile_dir) / "profile.json").exists():
+    if previous is None and profile_dir is not None and (Path(profile_dir) / "profile.json").exists():
         previous = load_profile(profile_dir)
     profile, alone, acc = fit_profile(model, views, np.repeat(codes, PROTOTYPE_VIEWS), check,
                                       np.repeat(codes, CHECK_VIEWS), previous)
