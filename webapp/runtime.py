@@ -113,7 +113,7 @@ class Runtime:
 
         record = self.store.get_profile(name)
         profile = profile_from_bytes(record.meta, record.prototypes, record.held_back,
-                                     where=_('The profile "{name}"').format(name=record.name))
+                                     where=f'the profile "{record.name}"')
         cards = getattr(getattr(self.reader, "model", None), "cards", None)
         card = cards.get("tile_reader", {}) if isinstance(cards, dict) else {}
         taught_on = profile.reader or {}
