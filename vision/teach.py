@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from referee.i18n import _, ngettext
 from referee.tiles import TileError, parse_tile
 from vision.profile import Profile, ProfileError, load_profile
 
@@ -114,7 +115,7 @@ def fit_profile(model, views: np.ndarray, codes: np.ndarray, check_views: np.nda
     """
     from vision.detect import combine
 
-    number, colour, _, feats = model.read_crops(views)
+    number, colour, _up, feats = model.read_crops(views)
     if feats.shape[1] == 0:
         raise ProfileError("this reader gives no features, so no profile can be taught: use models/tile_reader.onnx "
                            "as shipped (it exports them)")
@@ -124,7 +125,7 @@ def fit_profile(model, views: np.ndarray, codes: np.ndarray, check_views: np.nda
             raise ProfileError("the profile was taught on another reader (its features differ): teach it again "
                                "into a new folder")
         features, proto_codes = np.vstack([previous.features, feats]), np.concatenate([previous.codes, codes])
-    cn, cc, _, cf = model.read_crops(check_views)
+    cn, cc, _cup, cf = model.read_crops(check_views)
     base = combine(cn, cc)
     alone = float((base.argmax(axis=1) == check_codes).mean())
     best: tuple[float, float] | None = None
@@ -136,8 +137,9 @@ def fit_profile(model, views: np.ndarray, codes: np.ndarray, check_views: np.nda
     assert best is not None
     weight, acc = best
     if acc < alone:
-        raise ProfileError(f"refused: with this profile {acc:.1%} of the held-back crops read right, "
-                           f"against {alone:.1%} with the reader alone; check the typed tiles against the photo")
+        raise ProfileError(_("refused: with this profile {with_profile} of the held-back crops read right, against "
+                             "{alone} with the reader alone; check the typed tiles against the photo").format(
+            with_profile=f"{acc:.1%}", alone=f"{alone:.1%}"))
     photos = (previous.photos if previous else 0) + 1
     profile = Profile(features / np.linalg.norm(features, axis=1, keepdims=True), proto_codes, weight, photos,
                       {"reader_alone": round(alone, 4), "with_profile": round(acc, 4), "check_crops": int(len(check_codes))})
@@ -169,14 +171,19 @@ def teach(photo_bytes: bytes, rows_text: str, profile_dir: Path | str | None, re
     model = reader.model
     photo = decode_photo(photo_bytes)
     image = photo.image
-    boxes, _ = model.find_boxes(image)
+    boxes, _scores = model.find_boxes(image)
     found = rows_of(boxes)
     if len(found) != len(rows):
-        raise ProfileError(f"you typed {len(rows)} row{'s' if len(rows) != 1 else ''} of tiles, the photo shows "
-                           f"{len(found)}: lay the tiles in clear rows, photograph them from above, and type one row per line")
+        raise ProfileError(ngettext(
+            "you typed {typed} row of tiles, the photo shows {found}: lay the tiles in clear rows, photograph them "
+            "from above, and type the rows top to bottom with | between them",
+            "you typed {typed} rows of tiles, the photo shows {found}: lay the tiles in clear rows, photograph them "
+            "from above, and type the rows top to bottom with | between them", len(rows)).format(
+            typed=len(rows), found=len(found)))
     for i, (typed, seen) in enumerate(zip(rows, found), 1):
         if len(typed) != len(seen):
-            raise ProfileError(f"row {i}: you typed {len(typed)} tiles, the photo shows {len(seen)} there")
+            raise ProfileError(_("row {row}: you typed {typed} tiles, the photo shows {found} there").format(
+                row=i, typed=len(typed), found=len(seen)))
     order = [k for row in found for k in row]
     codes = np.array([parse_tile(c).index for row in rows for c in row], int)
     chosen = boxes[order]
@@ -213,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: cannot read {args.photo}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     try:
-        _, result = teach(data, args.tiles, args.profile, load_reader(args.models))
+        _profile, result = teach(data, args.tiles, args.profile, load_reader(args.models))
     except (ProfileError, TileError, ImageError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from referee.i18n import _
 from referee.tiles import parse_tile
 from vision.profile import Profile, ProfileError
 from vision.teach import CHECK_VIEWS, PROTOTYPE_VIEWS, _views, held_back_with
@@ -59,9 +60,11 @@ def add_tile(photo, box_xyxy: tuple[float, float, float, float], code: str, prof
     photo = photo if isinstance(photo, DecodedPhoto) else decode_photo(photo)
     box = np.asarray(box_xyxy, np.float32).reshape(4)
     if not np.isfinite(box).all() or box[2] - box[0] < 4 or box[3] - box[1] < 4:
-        raise ProfileError(f"the tile's box {box.round(1).tolist()} is not a box: x1 y1 x2 y2 with x2 > x1 and y2 > y1")
+        raise ProfileError(_("the tile's box {box} is not a box: x1 y1 x2 y2 with x2 > x1 and y2 > y1").format(
+            box=" ".join(f"{v:g}" for v in box.round(1).tolist())))
     if box[0] < -1 or box[1] < -1 or box[2] > photo.width + 1 or box[3] > photo.height + 1:
-        raise ProfileError(f"the tile's box lies outside the {photo.width} x {photo.height} photo")
+        raise ProfileError(_("the tile's box lies outside the {width} x {height} photo").format(
+            width=photo.width, height=photo.height))
     scaled = (box / np.float32(photo.scale))[None]
     model = reader.model
     views = _views(photo.image, scaled, model, np.random.default_rng(seed), PROTOTYPE_VIEWS)
@@ -78,8 +81,9 @@ def add_tile(photo, box_xyxy: tuple[float, float, float, float], code: str, prof
     right_after = int((grown.apply(held["probs"], held["features"]).argmax(axis=1) == held["codes"]).sum())
     n = len(held["codes"])
     if right_after < right_before:
-        raise ProfileError(f"refused: with this tile added, {right_after / n:.1%} of the held-back crops read right, "
-                           f"against {right_before / n:.1%} without it; check the tile you chose")
+        raise ProfileError(_("refused: with this tile added, {after} of the held-back crops read right, against "
+                             "{before} without it; check the tile you chose").format(
+            after=f"{right_after / n:.1%}", before=f"{right_before / n:.1%}"))
     base = combine(cn, cc)
     tile_before = float((profile.apply(base, cf).argmax(axis=1) == tile.index).mean())
     tile_after = float((grown.apply(base, cf).argmax(axis=1) == tile.index).mean())

@@ -132,6 +132,9 @@ def test_a_count_mismatch_names_the_row_and_writes_nothing(served: tuple[TestCli
                     data={"tiles": _rows_text(short), "name": "Short"})
     assert r.status_code == 422
     assert "row 2" in r.json()["detail"] and "12" in r.json()["detail"] and "13" in r.json()["detail"]
+    r = client.post("/api/profiles?lang=es", files={"photo": ("a.jpg", first, "image/jpeg")},
+                    data={"tiles": _rows_text(short), "name": "Short"})
+    assert r.status_code == 422 and r.json()["detail"].startswith("fila 2:")  # in the player's language
     r = client.post("/api/profiles", files={"photo": ("a.jpg", first, "image/jpeg")},
                     data={"tiles": _rows_text(rows[:-1]), "name": "Short"})
     assert r.status_code == 422 and "row" in r.json()["detail"]
