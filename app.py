@@ -42,6 +42,7 @@ from webapp.api import tag_routes
 from webapp.follow_api import router as referee_router
 from webapp.middleware import BodyLimitMiddleware, LanguageMiddleware, html_lang, request_language
 from webapp.page_strings import router as strings_router
+from webapp.profiles import router as profiles_router
 from webapp.runtime import LazySentence, Runtime, Settings
 from webapp.sheets import router as sheets_router
 from webapp.store import NotFoundError, Store, StoreError
@@ -146,6 +147,7 @@ def create_app(settings: Settings | None = None, reader: Any | None = None, dice
         _add_offline_docs(app, docs_assets)
     app.include_router(play_router)
     app.include_router(sheets_router)
+    app.include_router(profiles_router)
     app.include_router(strings_router)
     app.include_router(tag_routes(access_router))
     app.include_router(referee_router)

@@ -31,7 +31,8 @@ import numpy as np
 from referee.tiles import Tile, parse_tile
 from vision.detections import N_CODES
 
-__all__ = ["Profile", "ProfileError", "load_profile", "PROFILE_FILE", "PROTOTYPES_FILE"]
+__all__ = ["Profile", "ProfileError", "load_profile", "profile_to_bytes", "profile_from_bytes", "PROFILE_FILE",
+           "PROTOTYPES_FILE"]
 
 PROFILE_FILE = "profile.json"
 PROTOTYPES_FILE = "prototypes.npy"
@@ -64,6 +65,10 @@ class Profile:
     check: dict = field(default_factory=dict)
     reader: dict = field(default_factory=dict)
     created: str = ""
+    held_back: dict = field(default_factory=dict)
+    """The reader's outputs on the held-back check crops: ``features`` (K, D), ``probs`` (K, 53) of the
+    reader alone and ``codes`` (K,). The app's database keeps them, so that a tile added to the
+    profile later is checked on them too; a profile folder does not (empty when loaded from one)."""
 
     @property
     def taught(self) -> list[str]:
@@ -127,6 +132,45 @@ def load_profile(folder: Path | str) -> Profile:
         raise ProfileError(f"the profile in {folder} is damaged (tile codes out of range): teach it again")
     return Profile(_normalise(table[:, 1:].astype(np.float32)), codes, float(meta.get("weight", 0.7)),
                    int(meta.get("photos", 0)), meta.get("check", {}), meta.get("reader", {}), meta.get("created", ""))
+
+
+def profile_to_bytes(profile: Profile) -> tuple[dict, bytes, bytes]:
+    """What a database keeps of a profile: its ``profile.json`` as a dict, the prototypes as
+    ``np.save`` bytes (the ``prototypes.npy`` table: code column, then the features) and the
+    held-back crops as ``np.savez`` bytes (empty when there are none)."""
+    import io
+
+    table = io.BytesIO()
+    np.save(table, np.column_stack([profile.codes.astype(np.float32), profile.features]).astype(np.float32))
+    held = io.BytesIO()
+    if profile.held_back:
+        np.savez(held, **{k: np.asarray(profile.held_back[k]) for k in ("features", "probs", "codes")})
+    meta = {"version": 1, "taught": profile.taught, "examples": int(len(profile.codes)), "weight": profile.weight,
+            "photos": profile.photos, "check": profile.check, "reader": profile.reader,
+            "created": profile.created or datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    return meta, table.getvalue(), held.getvalue()
+
+
+def profile_from_bytes(meta: dict, prototypes: bytes, held_back: bytes = b"", where: str = "this profile") -> Profile:
+    """The :class:`Profile` written by :func:`profile_to_bytes`; a clear :class:`ProfileError` when damaged."""
+    import io
+
+    try:
+        table = np.load(io.BytesIO(prototypes), allow_pickle=False)
+        held = {}
+        if held_back:
+            with np.load(io.BytesIO(held_back), allow_pickle=False) as z:
+                held = {k: z[k] for k in ("features", "probs", "codes")}
+    except (OSError, ValueError, KeyError) as exc:
+        raise ProfileError(f"{where} is damaged ({exc}): teach it again") from None
+    if table.ndim != 2 or table.shape[1] < 2 or len(table) == 0:
+        raise ProfileError(f"{where} is damaged (prototypes of shape {table.shape}): teach it again")
+    codes = table[:, 0].astype(int)
+    if codes.min() < 0 or codes.max() >= N_CODES:
+        raise ProfileError(f"{where} is damaged (tile codes out of range): teach it again")
+    return Profile(_normalise(table[:, 1:].astype(np.float32)), codes, float(meta.get("weight", 0.7)),
+                   int(meta.get("photos", 0)), dict(meta.get("check", {})), dict(meta.get("reader", {})),
+                   str(meta.get("created", "")), held)
 
 
 def codes_of(tiles: list[str]) -> np.ndarray:

@@ -16,7 +16,10 @@ import cv2
 import numpy as np
 
 from referee.tiles import Tile
-from vision.reader_net import JOKER_CLASS, NONE_CLASS
+# The reader's class numbers (vision.reader_net's; a test checks they agree). Not imported from
+# there: it pulls torch, and serving uses photometric() here (teaching a profile, vision.teach).
+JOKER_CLASS = 13
+NONE_CLASS = 14
 
 PATCH_DIAG = 80.0  # tiles are rescaled so that their box diagonal is about this many pixels
 PATCH_SIDE = 192  # room to rotate the tile and still cut a loose box around it

@@ -22,10 +22,11 @@ from pathlib import Path
 
 import numpy as np
 
+from referee.i18n import _, ngettext
 from referee.tiles import TileError, parse_tile
 from vision.profile import Profile, ProfileError, load_profile
 
-__all__ = ["TeachResult", "teach", "rows_of", "fit_profile", "main"]
+__all__ = ["TeachResult", "teach", "rows_of", "fit_profile", "held_back_with", "main"]
 
 # Crops per taught tile: prototypes are made from PROTOTYPE_VIEWS jittered views, the check reads
 # CHECK_VIEWS others (different box jitter, light and blur), so it sees crops the prototypes never did.
@@ -114,7 +115,7 @@ def fit_profile(model, views: np.ndarray, codes: np.ndarray, check_views: np.nda
     """
     from vision.detect import combine
 
-    number, colour, _, feats = model.read_crops(views)
+    number, colour, _up, feats = model.read_crops(views)
     if feats.shape[1] == 0:
         raise ProfileError("this reader gives no features, so no profile can be taught: use models/tile_reader.onnx "
                            "as shipped (it exports them)")
@@ -124,7 +125,7 @@ def fit_profile(model, views: np.ndarray, codes: np.ndarray, check_views: np.nda
             raise ProfileError("the profile was taught on another reader (its features differ): teach it again "
                                "into a new folder")
         features, proto_codes = np.vstack([previous.features, feats]), np.concatenate([previous.codes, codes])
-    cn, cc, _, cf = model.read_crops(check_views)
+    cn, cc, _cup, cf = model.read_crops(check_views)
     base = combine(cn, cc)
     alone = float((base.argmax(axis=1) == check_codes).mean())
     best: tuple[float, float] | None = None
@@ -136,17 +137,31 @@ def fit_profile(model, views: np.ndarray, codes: np.ndarray, check_views: np.nda
     assert best is not None
     weight, acc = best
     if acc < alone:
-        raise ProfileError(f"refused: with this profile {acc:.1%} of the held-back crops read right, "
-                           f"against {alone:.1%} with the reader alone; check the typed tiles against the photo")
+        raise ProfileError(_("refused: with this profile {with_profile} of the held-back crops read right, against "
+                             "{alone} with the reader alone; check the typed tiles against the photo").format(
+            with_profile=f"{acc:.1%}", alone=f"{alone:.1%}"))
     photos = (previous.photos if previous else 0) + 1
     profile = Profile(features / np.linalg.norm(features, axis=1, keepdims=True), proto_codes, weight, photos,
                       {"reader_alone": round(alone, 4), "with_profile": round(acc, 4), "check_crops": int(len(check_codes))})
+    profile.held_back = held_back_with(previous.held_back if previous else {}, cf, base, check_codes)
     return profile, alone, acc
 
 
+def held_back_with(held: dict, features: np.ndarray, probs: np.ndarray, codes: np.ndarray) -> dict:
+    """``held`` (a profile's held-back crops, see :attr:`Profile.held_back`) with more crops added."""
+    new = {"features": np.asarray(features, np.float32), "probs": np.asarray(probs, np.float32),
+           "codes": np.asarray(codes, np.int64)}
+    if not held or len(held.get("codes", ())) == 0 or held["features"].shape[1] != new["features"].shape[1]:
+        return new
+    return {k: np.concatenate([np.asarray(held[k]), new[k]]) for k in new}
+
+
 def teach(photo_bytes: bytes, rows_text: str, profile_dir: Path | str | None, reader=None, seed: int = 0,
-          save: bool = True) -> tuple[Profile, TeachResult]:
-    """Teach one photo's typed tiles into the profile at ``profile_dir`` (created or extended)."""
+          save: bool = True, previous: Profile | None = None) -> tuple[Profile, TeachResult]:
+    """Teach one photo's typed tiles into the profile at ``profile_dir`` (created or extended).
+
+    ``previous``: the profile to extend when it is kept elsewhere (the app's database; then
+    ``profile_dir`` is None)."""
     from vision.image import decode_photo
     from vision.pipeline import load_reader
 
@@ -156,22 +171,26 @@ def teach(photo_bytes: bytes, rows_text: str, profile_dir: Path | str | None, re
     model = reader.model
     photo = decode_photo(photo_bytes)
     image = photo.image
-    boxes, _ = model.find_boxes(image)
+    boxes, _scores = model.find_boxes(image)
     found = rows_of(boxes)
     if len(found) != len(rows):
-        raise ProfileError(f"you typed {len(rows)} row{'s' if len(rows) != 1 else ''} of tiles, the photo shows "
-                           f"{len(found)}: lay the tiles in clear rows, photograph them from above, and type one row per line")
+        raise ProfileError(ngettext(
+            "you typed {typed} row of tiles, the photo shows {found}: lay the tiles in clear rows, photograph them "
+            "from above, and type the rows top to bottom with | between them",
+            "you typed {typed} rows of tiles, the photo shows {found}: lay the tiles in clear rows, photograph them "
+            "from above, and type the rows top to bottom with | between them", len(rows)).format(
+            typed=len(rows), found=len(found)))
     for i, (typed, seen) in enumerate(zip(rows, found), 1):
         if len(typed) != len(seen):
-            raise ProfileError(f"row {i}: you typed {len(typed)} tiles, the photo shows {len(seen)} there")
+            raise ProfileError(_("row {row}: you typed {typed} tiles, the photo shows {found} there").format(
+                row=i, typed=len(typed), found=len(seen)))
     order = [k for row in found for k in row]
     codes = np.array([parse_tile(c).index for row in rows for c in row], int)
     chosen = boxes[order]
     rng = np.random.default_rng(seed)
     views = _views(image, chosen, model, rng, PROTOTYPE_VIEWS)
     check = _views(image, chosen, model, np.random.default_rng(seed + 1), CHECK_VIEWS)
-    previous = None
-    if profile_dir is not None and (Path(profile_dir) / "profile.json").exists():
+    if previous is None and profile_dir is not None and (Path(profile_dir) / "profile.json").exists():
         previous = load_profile(profile_dir)
     profile, alone, acc = fit_profile(model, views, np.repeat(codes, PROTOTYPE_VIEWS), check,
                                       np.repeat(codes, CHECK_VIEWS), previous)
@@ -201,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: cannot read {args.photo}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     try:
-        _, result = teach(data, args.tiles, args.profile, load_reader(args.models))
+        _profile, result = teach(data, args.tiles, args.profile, load_reader(args.models))
     except (ProfileError, TileError, ImageError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

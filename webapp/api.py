@@ -76,6 +76,7 @@ TAGS = (  # groups in /docs, by path prefix (first match wins)
     ("/api/dice/sheets", "score sheets"),
     ("/api/dice", "Rummikub Dice"),
     ("/api/matches", "score sheets"),
+    ("/api/profiles", "photos"),
     ("/api/health", "server"),
     ("/api/join", "server"),
     ("/api/rules", "server"),
@@ -279,17 +280,24 @@ def require_reader(rt: Runtime) -> Any:
     return rt.reader
 
 
-def _read_photo(rt: Runtime, reader: Any, data: bytes, rules: RuleSet, mode: str) -> dict[str, Any]:
+PROFILE_FIELD = "Optional: the name of a taught profile (POST /api/profiles) to read this edition's tiles with."
+
+
+def _read_photo(rt: Runtime, reader: Any, data: bytes, rules: RuleSet, mode: str,
+                profile: str | None = None) -> dict[str, Any]:
     # Runs on the worker pool: decoding a 12-MP JPEG and the networks are the heavy part.
+    reader = rt.reader_with(reader, profile)
     image = decode_image(data, max_bytes=rt.settings.max_upload_bytes, max_pixels=rt.settings.max_pixels)
     reading = reader.read_table(image, rules, mode)
-    return reading_out(reading.to_dict(), rules, mode)
+    out = reading_out(reading.to_dict(), rules, mode)
+    out["profile"] = profile.strip() if profile and profile.strip() else None
+    return out
 
 
-async def _photo(rt: Runtime, upload: UploadFile, rules: RuleSet, mode: str) -> dict[str, Any]:
+async def _photo(rt: Runtime, upload: UploadFile, rules: RuleSet, mode: str, profile: str | None = None) -> dict[str, Any]:
     reader = require_reader(rt)
     data = await read_upload(upload, rt.settings.max_upload_bytes)
-    return await rt.run(_read_photo, rt, reader, data, rules, mode)
+    return await rt.run(_read_photo, rt, reader, data, rules, mode, profile)
 
 
 def _preset_rules(preset: str, rules_json: str | None) -> RuleSet:
@@ -303,11 +311,12 @@ async def read_photo(
     photo: UploadFile = File(description="JPEG or PNG photo (EXIF orientation is applied)."),
     mode: Mode = Form("table", description='"table" for the table, "rack" for one player\'s rack.'),
     preset: Literal["classic", "xp"] = Form("classic", description="Tile set (2 or 3 copies of each tile)."),
+    profile: str | None = Form(None, max_length=100, description=PROFILE_FIELD),
     rt: Runtime = Depends(get_runtime),
 ) -> dict[str, Any]:
     """Every tile's code and box, the sets as they lie with the referee's verdict, loose and rack
     tiles, and the reader's doubts."""
-    return await _photo(rt, photo, RuleSet.preset(preset), mode)
+    return await _photo(rt, photo, RuleSet.preset(preset), mode, profile)
 
 
 @router.post(
@@ -321,18 +330,20 @@ async def photo_overlay(
     photo: UploadFile = File(),
     mode: Mode = Form("table"),
     preset: Literal["classic", "xp"] = Form("classic"),
+    profile: str | None = Form(None, max_length=100, description=PROFILE_FIELD),
     rt: Runtime = Depends(get_runtime),
 ) -> Response:
     reader = require_reader(rt)
     data = await read_upload(photo, rt.settings.max_upload_bytes)
 
     def draw() -> bytes:
+        reading_reader = rt.reader_with(reader, profile)
         image = decode_image(data, max_bytes=rt.settings.max_upload_bytes, max_pixels=rt.settings.max_pixels)
         import cv2
 
         from vision.overlay import draw_overlay
 
-        reading = reader.read_table(image, RuleSet.preset(preset), mode)
+        reading = reading_reader.read_table(image, RuleSet.preset(preset), mode)
         ok, buf = cv2.imencode(".jpg", draw_overlay(image, reading), [cv2.IMWRITE_JPEG_QUALITY, 85])
         if not ok:
             raise RuntimeError("JPEG encoding failed")
@@ -461,14 +472,15 @@ async def turn_check_photos(
     rack: UploadFile | None = File(None, description="Optional: the player's rack at the start of the turn."),
     opened: bool = Form(True, description="The player made the initial meld on an earlier turn."),
     rules: str | None = Form(None, description="Optional rule set as JSON (see RulesIn)."),
+    profile: str | None = Form(None, max_length=100, description=PROFILE_FIELD),
     rt: Runtime = Depends(get_runtime),
 ) -> dict[str, Any]:
     """Read both photos (and the rack), then check the turn as :func:`turn_check` does."""
     rule_set = _preset_rules("classic", rules)
     rules_in = RulesIn.model_validate_json(rules) if rules else RulesIn()
-    read_before = await _photo(rt, before, rule_set, "table")
-    read_after = await _photo(rt, after, rule_set, "table")
-    read_rack = await _photo(rt, rack, rule_set, "rack") if rack is not None and rack.filename else None
+    read_before = await _photo(rt, before, rule_set, "table", profile)
+    read_after = await _photo(rt, after, rule_set, "table", profile)
+    read_rack = await _photo(rt, rack, rule_set, "rack", profile) if rack is not None and rack.filename else None
     # The same request the page sends from the notation the photos filled in (one path).
     body = TurnIn(
         before=read_before["table"],

@@ -121,6 +121,33 @@ PAGE_STRINGS: dict[str, str] = {
     "target": N_("Target points"),
     "start_match": N_("Start the match"),
     "all_matches": N_("All matches"),
+    # -- 8. teach it my tiles (a profile of the player's edition)
+    # TRANSLATORS: tab of the screen that teaches the reader the player's own tiles.
+    "tab_teach": N_("My tiles"),
+    "teach_title": N_("Teach it my tiles"),
+    "teach_hint": N_("If your tiles read badly, teach the reader your edition once: lay tiles out in rows, for example "
+                     "1 to 13 of each colour, one colour per row, then the two jokers; photograph them from straight "
+                     "above, and type the rows below, top to bottom, left to right."),
+    # TRANSLATORS: label of the list of taught profiles that photos can be read with.
+    "profile_pick": N_("Read photos with"),
+    "profile_none": N_("The reader alone"),
+    "teach_new": N_("Teach a photo of your tiles"),
+    "teach_rows": N_("The tiles row by row, top to bottom (| between rows)"),
+    "teach_name": N_("Name of the profile (a name already taught gets this photo added)"),
+    # TRANSLATORS: an example name for a profile, shown greyed in the empty name field.
+    "teach_name_example": N_("Our tiles"),
+    "teach_go": N_("Teach"),
+    "teaching": N_("Teaching the reader your tiles… (a few seconds)"),
+    "teach_photo_needed": N_("Take or choose the photo of your tiles first."),
+    "profiles_title": N_("Taught profiles"),
+    "no_profiles": N_("No profile yet."),
+    # TRANSLATORS: under a profile's name: {codes} different tiles taught, from {photos} photos, {added} added one by one.
+    "profile_line": N_("{codes} tiles taught from {photos} photos, {added} added after corrections"),
+    "confirm_delete_profile": N_("Delete this profile for good?"),
+    # TRANSLATORS: under a photo's reading; {name} is the profile's name.
+    "read_with": N_("Read with your tiles: “{name}”."),
+    # TRANSLATORS: button after a correction; {tile} is the tile in notation (R7), {name} the profile's name.
+    "add_to_profile": N_("Add this {tile} to my profile “{name}”"),
     # -- photo slots, live camera, tile picker
     # TRANSLATORS: button that opens the phone's camera.
     "take_photo": N_("Photo"),

@@ -104,6 +104,34 @@ class Runtime:
         """Why dice photos can't be read, in the current request's language (None when they can)."""
         return _text(self.dice_problem)
 
+    def taught_profile(self, name: str) -> Any:
+        """The taught profile ``name`` from the store as a :class:`vision.profile.Profile`.
+
+        Raises NotFoundError (404) for an unknown name, and ProfileError (422) for one taught on
+        another reader than the one loaded: its features would be compared in another space."""
+        from vision.profile import ProfileError, profile_from_bytes
+
+        record = self.store.get_profile(name)
+        profile = profile_from_bytes(record.meta, record.prototypes, record.held_back,
+                                     where=f'the profile "{record.name}"')
+        cards = getattr(getattr(self.reader, "model", None), "cards", None)
+        card = cards.get("tile_reader", {}) if isinstance(cards, dict) else {}
+        taught_on = profile.reader or {}
+        if card and taught_on and (taught_on.get("date"), taught_on.get("command")) != (card.get("date", ""),
+                                                                                        card.get("command", "")):
+            raise ProfileError(_('The profile "{name}" was taught on another version of the tile reader: teach it '
+                                 "again (delete it, then teach the same photos).").format(name=record.name))
+        return profile
+
+    def reader_with(self, reader: Any, name: str | None) -> Any:
+        """``reader`` reading with the taught profile ``name`` (None or blank: as it is)."""
+        if name is None or not name.strip():
+            return reader
+        profile = self.taught_profile(name)
+        if not hasattr(reader, "with_profile"):
+            return reader  # a stand-in reader of the tests: nothing to adapt
+        return reader.with_profile(profile)
+
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run CPU work on the photo pool (with the request's language) and await the answer."""
         return await off_loop(fn, *args, executor=self.executor, **kwargs)

@@ -213,6 +213,7 @@ class ReadingOut(Out):
     rack_tiles: str = Field("", description="The rack tiles in notation.")
     loose_tiles: str = Field("", description="The loose tiles in notation (unreadable ones left out), for the "
                              "typed checks' loose fields.")
+    profile: str | None = Field(None, description="The taught profile the photo was read with (null: none).")
 
 
 class JoinIn(In):
@@ -603,3 +604,63 @@ class DeletedOut(BaseModel):
 
     deleted: bool = True
     detail: str = ""
+
+
+# -- taught tile profiles (issue 14) --------------------------------------------------------------
+
+
+class ProfileOut(Out):
+    """A taught profile: the reader adapted to one player's tile edition."""
+
+    name: str
+    taught: list[str] = Field(description="The tile codes taught, at least one example each.")
+    examples: int = Field(description="Prototypes kept (a few views of each taught tile).")
+    photos: int = Field(description="Teaching photos that went in.")
+    added_tiles: int = Field(0, description="Tiles added one at a time after a correction.")
+    check: dict[str, Any] = Field({}, description="The held-back check of the last teaching photo: reader_alone, "
+                                  "with_profile (fractions read right), check_crops.")
+    created_at: str
+    updated_at: str
+
+
+class ProfileListOut(BaseModel):
+    """Every taught profile, by name."""
+
+    profiles: list[ProfileOut]
+
+
+class TeachResultOut(Out):
+    """What teaching one photo did (``vision.teach.TeachResult``)."""
+
+    tiles: int = Field(description="Tiles taught from this photo.")
+    rows: int
+    reader_alone: float = Field(description="Held-back crops of this photo read right by the reader alone (0-1).")
+    with_profile: float = Field(description="... and with the profile (never less: else it is refused).")
+    weight: float
+    examples: int
+    codes: int = Field(description="Distinct tile codes taught so far.")
+    seconds: float = Field(description="Time the teaching took on the server.")
+
+
+class ProfileTaughtOut(BaseModel):
+    """A photo taught into a profile: the profile after it, and the figures of this photo."""
+
+    profile: ProfileOut
+    result: TeachResultOut
+    added: bool = Field(description="True when the photo was added to an existing profile, false for a new one.")
+    summary: str
+
+
+class TileAddedOut(Out):
+    """One corrected tile added to a profile, with its check (``vision.teach_tile.TileAdded``)."""
+
+    profile: ProfileOut
+    tile: str
+    held_back: int = Field(description="Held-back crops of the tiles taught before, checked.")
+    before: float = Field(description="Of those, the fraction read right with the profile as it was.")
+    after: float = Field(description="... and with this tile added (never less: else it is refused).")
+    tile_before: float = Field(description="Views of this tile read as its code with the profile as it was.")
+    tile_after: float = Field(description="... and with this tile added.")
+    examples: int
+    seconds: float
+    summary: str

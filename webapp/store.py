@@ -1,7 +1,7 @@
 """The score sheets on disk: one SQLite file, every write one transaction.
 
 A match (players, rule set, rounds), its games (who won, the racks, each player's score), the
-penalties logged by the turn timer, and Rummikub Dice sheets live here, so a restarted server or a
+penalties logged by the turn timer, Rummikub Dice sheets and the taught tile profiles live here, so a restarted server or a
 closed browser loses nothing. Every write runs inside :meth:`Store.transaction` (``BEGIN
 IMMEDIATE`` ... ``COMMIT``): a crash or an exception half-way leaves the file as it was before.
 
@@ -25,7 +25,8 @@ from typing import Any
 from referee.i18n import _
 
 __all__ = ["Store", "StoreError", "NotFoundError", "MatchRecord", "GameRecord", "PenaltyRecord",
-           "DiceSheetRecord", "DiceTurnRecord", "default_db_path", "SCHEMA_VERSION"]
+           "DiceSheetRecord", "DiceTurnRecord", "ProfileRecord", "default_db_path", "clean_profile_name",
+           "SCHEMA_VERSION"]
 
 SCHEMA_VERSION = 1
 
@@ -84,6 +85,15 @@ CREATE TABLE IF NOT EXISTS dice_turns (
     arrangement TEXT NOT NULL,        -- JSON of the arrangement shown to the player
     created_at TEXT NOT NULL,
     UNIQUE (sheet_id, player, turn)
+);
+CREATE TABLE IF NOT EXISTS profiles (
+    name TEXT PRIMARY KEY COLLATE NOCASE,  -- "Grandma's tiles"; one profile per name, any case
+    meta TEXT NOT NULL,               -- JSON: the profile.json of vision.profile (codes, photos, check, reader)
+    prototypes BLOB NOT NULL,         -- np.save bytes: code column, then the reader's features
+    held_back BLOB NOT NULL,          -- np.savez bytes: the held-back check crops (features, probs, codes)
+    revision INTEGER NOT NULL,        -- 1, 2, ...: one more per write (teaching takes seconds: no lost update)
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS games_by_match ON games (match_id, number);
 CREATE INDEX IF NOT EXISTS dice_turns_by_sheet ON dice_turns (sheet_id, turn);
@@ -164,6 +174,38 @@ class DiceSheetRecord:
     turns: int
     created_at: str
     entries: list[DiceTurnRecord] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ProfileRecord:
+    """A taught tile profile as the store keeps it (``vision.profile.profile_from_bytes`` reads it)."""
+
+    name: str
+    meta: dict[str, Any]
+    """The profile's ``profile.json``: taught codes, examples, photos, the held-back check, the reader."""
+    revision: int
+    """How many writes it has had; a write names the revision it started from."""
+    created_at: str
+    updated_at: str
+    prototypes: bytes = b""
+    """``np.save`` bytes of the prototypes (empty in a listing)."""
+    held_back: bytes = b""
+    """``np.savez`` bytes of the held-back check crops (empty in a listing)."""
+
+
+PROFILE_NAME_MAX = 40
+
+
+def clean_profile_name(name: str) -> str:
+    """The name stripped, or :class:`StoreError` saying what is wrong with it."""
+    cleaned = " ".join(str(name).split())
+    if not cleaned:
+        raise StoreError(_("Give the profile a name, e.g. the name of your tile set."))
+    if len(cleaned) > PROFILE_NAME_MAX:
+        raise StoreError(_("A profile's name is at most {n} characters.").format(n=PROFILE_NAME_MAX))
+    if any(ord(c) < 32 or c in "/\\" for c in cleaned):
+        raise StoreError(_("A profile's name can't hold / or \\ or control characters."))
+    return cleaned
 
 
 def default_db_path() -> Path:
@@ -458,6 +500,59 @@ class Store:
         ]
         return DiceSheetRecord(row["id"], row["name"], json.loads(row["players"]), row["turns"], row["created_at"],
                                entries)
+
+
+    # -- taught tile profiles ------------------------------------------------------------------------
+
+    def list_profiles(self) -> list[ProfileRecord]:
+        """Every taught profile by name (without their prototypes)."""
+        with self._reading() as conn:
+            rows = conn.execute("SELECT name, meta, revision, created_at, updated_at FROM profiles ORDER BY name").fetchall()
+        return [ProfileRecord(r["name"], json.loads(r["meta"]), r["revision"], r["created_at"], r["updated_at"]) for r in rows]
+
+    def get_profile(self, name: str) -> ProfileRecord:
+        """The profile with its prototypes and held-back crops. Raises :class:`NotFoundError`."""
+        with self._reading() as conn:
+            row = conn.execute("SELECT * FROM profiles WHERE name = ?", (" ".join(str(name).split()),)).fetchone()
+        if row is None:
+            raise NotFoundError(_('There is no profile "{name}".').format(name=name))
+        return ProfileRecord(row["name"], json.loads(row["meta"]), row["revision"], row["created_at"], row["updated_at"],
+                             bytes(row["prototypes"]), bytes(row["held_back"]))
+
+    def save_profile(self, name: str, meta: Mapping[str, Any], prototypes: bytes, held_back: bytes,
+                     expected_revision: int | None) -> ProfileRecord:
+        """Write a profile in one transaction: a new one (``expected_revision`` None) or the next
+        revision of the one read before teaching. Refused (nothing written) when a profile of that
+        name already exists, or when it changed meanwhile (another phone taught it too)."""
+        clean = clean_profile_name(name)
+        if not prototypes:
+            raise StoreError(_("A profile needs taught tiles."))
+        now = _now()
+        with self.transaction() as conn:
+            row = conn.execute("SELECT name, revision, created_at FROM profiles WHERE name = ?", (clean,)).fetchone()
+            if expected_revision is None:
+                if row is not None:
+                    raise StoreError(_('A profile "{name}" exists already: add this photo to it, or choose another '
+                                       "name.").format(name=row["name"]))
+                conn.execute("INSERT INTO profiles (name, meta, prototypes, held_back, revision, created_at, updated_at)"
+                             " VALUES (?, ?, ?, ?, 1, ?, ?)", (clean, json.dumps(dict(meta)), prototypes, held_back, now, now))
+                return ProfileRecord(clean, dict(meta), 1, now, now, prototypes, held_back)
+            if row is None:
+                raise NotFoundError(_('There is no profile "{name}".').format(name=clean))
+            if row["revision"] != expected_revision:
+                raise StoreError(_('The profile "{name}" changed while this photo was taught (another phone?): '
+                                   "nothing was written; try again.").format(name=row["name"]))
+            conn.execute("UPDATE profiles SET meta = ?, prototypes = ?, held_back = ?, revision = ?, updated_at = ?"
+                         " WHERE name = ?", (json.dumps(dict(meta)), prototypes, held_back, expected_revision + 1, now,
+                                            row["name"]))
+            return ProfileRecord(row["name"], dict(meta), expected_revision + 1, row["created_at"], now, prototypes,
+                                 held_back)
+
+    def delete_profile(self, name: str) -> None:
+        """Remove a taught profile."""
+        with self.transaction() as conn:
+            if conn.execute("DELETE FROM profiles WHERE name = ?", (" ".join(str(name).split()),)).rowcount == 0:
+                raise NotFoundError(_('There is no profile "{name}".').format(name=name))
 
 
 def _insert_score(

@@ -133,3 +133,68 @@ def test_teach_a_rendered_layout_then_read_with_it(tmp_path: Path) -> None:
     wrong = " | ".join(" ".join(r) for r in FULL_SET_ROWS[:-1]) + " | J"
     assert teach_main([str(photo), "--tiles", wrong, "--profile", str(tmp_path / "other")]) == 2
     assert not (tmp_path / "other").exists()
+
+
+def test_teaching_needs_no_torch() -> None:
+    """Teaching runs in the server, which never loads torch (40 s to import on a busy machine)."""
+    import subprocess
+    import sys
+
+    code = "import sys, vision.teach, vision.teach_tile, vision.reader_data; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+    from vision import reader_data, reader_net
+
+    assert (reader_data.JOKER_CLASS, reader_data.NONE_CLASS) == (reader_net.JOKER_CLASS, reader_net.NONE_CLASS)
+
+
+class _FlatModel:
+    """A stand-in reader for the check's arithmetic: every crop gives the same ``feature``, and
+    the reader alone is nearly unsure (R5 by a hair)."""
+
+    reader_size = 16
+
+    def __init__(self, feature: np.ndarray) -> None:
+        self.feature = feature
+
+    def crops(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        return np.zeros((len(boxes), 16, 16, 3), np.uint8)
+
+    def read_crops(self, crops: np.ndarray) -> tuple[np.ndarray, ...]:
+        n = len(crops)
+        number = np.full((n, 15), 1.0 / 15, np.float32)
+        number[:, 13:] = 0.001  # neither a joker nor "not a tile"
+        number[:, 4] += 0.01  # "5", barely
+        colour = np.full((n, 4), 0.25, np.float32)
+        colour[:, 3] += 0.01  # red, barely
+        return number, colour, np.zeros((n, 2), np.float32), np.tile(self.feature, (n, 1))
+
+
+def test_add_tile_is_refused_when_it_reads_the_held_back_crops_worse() -> None:
+    from types import SimpleNamespace
+
+    from vision.detect import combine
+    from vision.image import DecodedPhoto
+    from vision.teach_tile import add_tile
+
+    look = np.array([1.0, 0.0, 0.0, 0.0], np.float32)  # what this R5 looks like
+    near = np.array([0.9, 0.436, 0.0, 0.0], np.float32)  # the taught R5 prototypes: close to it
+    r5, k9 = parse_tile("R5").index, parse_tile("K9").index
+    model = _FlatModel(look)
+    base = combine(*model.read_crops(np.zeros((8, 16, 16, 3), np.uint8))[:2])
+    assert base[0].argmax() == r5
+    profile = Profile(np.tile(near / np.linalg.norm(near), (4, 1)), np.full(4, r5), weight=0.9,
+                      held_back={"features": np.tile(look, (8, 1)), "probs": base, "codes": np.full(8, r5)})
+    photo = DecodedPhoto(np.zeros((200, 300, 3), np.uint8), 300, 200, 1.0)
+    reader = SimpleNamespace(model=model)
+    # The same look added as K9: the held-back R5 views would read K9. Refused, the profile untouched.
+    with pytest.raises(ProfileError, match="refused"):
+        add_tile(photo, (10, 10, 50, 70), "K9", profile, reader)
+    assert len(profile.codes) == 4
+    # Added as what it is: accepted, its views join the held-back check.
+    grown, added = add_tile(photo, (10, 10, 50, 70), "r5", profile, reader)
+    assert added.after >= added.before and added.tile == "R5" and len(grown.codes) == 8
+    assert len(grown.held_back["codes"]) == 8 + 4 and grown.check["added_tiles"] == 1
+    with pytest.raises(ProfileError, match="outside"):
+        add_tile(photo, (10, 10, 500, 70), "R5", profile, reader)
+    assert k9 != r5

@@ -213,6 +213,7 @@ async function handlePhoto(slot, file) {
   slot.reading = null;
   slot.doubts = [];
   slot.showAllDoubts = false;
+  slot.offer = null;
   $("img", viewer).src = slot.objectUrl;
   $("svg", viewer).replaceChildren();
   viewer.hidden = false;
@@ -276,7 +277,10 @@ async function readSlot(slot, fill) {
     } else {
       form.append("mode", slot.dataset.mode);
       form.append("preset", currentRules().name || "classic");
+      const profile = chosenProfile();  // the player's taught tiles, if chosen on the "My tiles" screen
+      if (profile) form.append("profile", profile);
       const reading = await api("POST", "/api/photo/read", form);
+      slot.readProfile = reading.profile || null;
       if (!fill && slot.corrected) {
         // Only the language changed after corrections: keep the player's tiles, take the sentences.
         const said = new Map(reading.doubts.map((d) => [d.index !== undefined && reading.tiles[d.index] ? reading.tiles[d.index].box.join(",") : "", d.message]));
@@ -470,6 +474,8 @@ function renderReading(slot, fill = true) {
   }
   parts.push(...doubtList(slot));
   if (reading.tiles.length) parts.push(el("p", { class: "muted small", text: t("tap_to_fix") }));
+  if (slot.readProfile) parts.push(el("p", { class: "muted small read-with", text: t("read_with", { name: slot.readProfile }) }));
+  if (slot.offer) parts.push(offerView(slot));
   result.replaceChildren(...parts);
   slot.dispatchEvent(new CustomEvent("reading", { bubbles: true }));
 }
@@ -552,7 +558,39 @@ async function pickTile(code) {
     renderDice(slot, null, true);
     return;
   }
+  // Read with a taught profile: offer to teach it this tile (only if the player agrees: a button).
+  const real = code !== "-" && code !== "?" && code !== slot.reading.tiles[index].tile;
+  if (slot.readProfile && real) slot.offer = { box: slot.reading.tiles[index].box, code, profile: slot.readProfile };
   await correctSlot(slot, slot.reading.tiles.map((item, i) => (i === index ? code : item.tile)), true);
+}
+
+// "Add this tile to my profile": the photo, the tile's box and the code the player chose.
+function offerView(slot) {
+  const offer = slot.offer;
+  const box = el("div", { class: "offer" });
+  if (offer.said) {
+    box.append(el("p", { class: offer.ok ? "banner ok" : "error", role: offer.ok ? null : "alert", text: offer.said }));
+  } else {
+    box.append(el("button", { class: "secondary add-to-profile", text: t("add_to_profile", { tile: offer.code, name: offer.profile }),
+      onclick: (event) => busyButton(event.currentTarget, addToProfile(slot)) }));
+  }
+  return box;
+}
+
+async function addToProfile(slot) {
+  const offer = slot.offer;
+  const form = new FormData();
+  form.append("photo", slot.file, slot.file.name || "photo.jpg");
+  form.append("box", offer.box.join(","));
+  form.append("tile", offer.code);
+  try {
+    const added = await api("POST", `/api/profiles/${encodeURIComponent(offer.profile)}/tiles`, form);
+    Object.assign(offer, { said: added.summary, ok: true });
+    loadProfiles();
+  } catch (error) {
+    Object.assign(offer, { said: error.message, ok: false });
+  }
+  if (slot.offer === offer && slot.reading) renderReading(slot, false);
 }
 
 // Judge the slot's tiles as given (``codes``, one per box of the reading; "-" drops a box).
@@ -1057,6 +1095,85 @@ async function timerPenalty(kind) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 8. Teach it my tiles: profiles of the player's edition, kept by the server; the one photos are read with
+
+// The layout the screen suggests: 1-13 of each colour, one row each, then the two jokers.
+const FULL_SET_ROWS = ["K", "B", "O", "R"].map((c) => Array.from({ length: 13 }, (_, i) => c + (i + 1)).join(" ")).concat(["J J"]);
+let profiles = [];
+let teachFile = null;
+
+function chosenProfile() { return store.get("profile", null); }
+
+function renderProfiles() {
+  const select = $("#profile-pick");
+  const chosen = chosenProfile();
+  select.replaceChildren(el("option", { value: "", text: t("profile_none") }),
+    ...profiles.map((p) => el("option", { value: p.name, text: p.name })));
+  select.value = profiles.some((p) => p.name === chosen) ? chosen : "";
+  $("#profile-names").replaceChildren(...profiles.map((p) => el("option", { value: p.name })));
+  const list = $("#profile-list");
+  if (!profiles.length) { list.replaceChildren(el("li", { class: "muted", text: t("no_profiles") })); return; }
+  list.replaceChildren(...profiles.map((p) => el("li", { class: p.name === chosen ? "current" : "" },
+    el("div", {}, el("strong", { text: p.name }),
+      el("div", { class: "muted small", text: t("profile_line", { codes: p.taught.length, photos: p.photos, added: p.added_tiles }) })),
+    el("div", { class: "row tight" }, el("button", { class: "secondary", text: t("delete"), onclick: () => deleteProfile(p.name) })))));
+}
+
+async function loadProfiles() {
+  try {
+    profiles = (await api("GET", "/api/profiles")).profiles;
+    // A profile deleted meanwhile (another phone): read with the reader alone again.
+    if (chosenProfile() && !profiles.some((p) => p.name === chosenProfile())) store.set("profile", null);
+  } catch (error) {
+    profiles = [];
+    if (error.status !== 403) showError($("#profile-note"), error);  // a guest sees the join form instead
+  }
+  renderProfiles();
+}
+
+async function deleteProfile(name) {
+  if (!confirm(t("confirm_delete_profile"))) return;
+  try {
+    await api("DELETE", `/api/profiles/${encodeURIComponent(name)}`);
+  } catch (error) {
+    if (error.status !== 404) { showError($("#profile-note"), error); return; }  // refused: nothing changed
+  }
+  if (chosenProfile() === name) store.set("profile", null);
+  await loadProfiles();
+}
+
+function teachPhoto(event) {
+  const file = event.target.files && event.target.files[0];
+  event.target.value = "";  // the same photo chosen twice still fires
+  if (!file) return;
+  teachFile = file;
+  const img = $("#teach-preview");
+  if (img.src) URL.revokeObjectURL(img.src);
+  img.src = URL.createObjectURL(file);
+  img.hidden = false;
+}
+
+// Teaching writes a profile: said once, in the language of the moment (not made again on a switch).
+async function teachProfile() {
+  const out = $("#teach-result");
+  out.redo = null;
+  if (!teachFile) { showError(out, new Error(t("teach_photo_needed"))); return; }
+  const form = new FormData();
+  form.append("photo", teachFile, teachFile.name || "tiles.jpg");
+  form.append("tiles", $("#teach-rows").value);
+  form.append("name", $("#teach-name").value);
+  out.replaceChildren(el("p", { class: "muted", text: t("teaching") }));
+  try {
+    const taught = await api("POST", "/api/profiles", form);
+    store.set("profile", taught.profile.name);  // photos are read with what was just taught
+    await loadProfiles();
+    out.replaceChildren(el("p", { class: "banner ok", text: taught.summary }),
+      el("p", { class: "muted small", text: t("profile_line", { codes: taught.profile.taught.length,
+        photos: taught.profile.photos, added: taught.profile.added_tiles }) }));
+  } catch (error) { showError(out, error); }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Tabs and start-up
 
 function showScreen(name) {
@@ -1065,6 +1182,7 @@ function showScreen(name) {
   $$(".tabs button").forEach((b) => b.classList.toggle("active", b.dataset.tab === name));
   store.set("screen", name);
   if (name === "match") loadMatchList();
+  if (name === "teach") loadProfiles();
   // Another phone may have written to the sheet meanwhile: fetch it again (racks typed stay).
   if ((name === "score" || name === "match") && currentMatch) loadMatch(currentMatch.id);
   window.scrollTo(0, 0);
@@ -1086,6 +1204,7 @@ async function switchLanguage(code) {
   showScoreMatch();
   timerShow();
   renderDiceSheet();
+  renderProfiles();
   await showServerInfo();
   // Sentences the server wrote: ask again.
   const again = [];
@@ -1173,6 +1292,11 @@ async function start() {
   $("#timer-start").addEventListener("click", timerToggle);
   $("#timer-next").addEventListener("click", timerNext);
   $$("[data-penalty]").forEach((b) => b.addEventListener("click", () => timerPenalty(b.dataset.penalty)));
+  $("#teach-rows").value = FULL_SET_ROWS.join(" |\n");
+  $("#teach-camera").addEventListener("change", teachPhoto);
+  $("#teach-pick").addEventListener("change", teachPhoto);
+  $("#teach-go").addEventListener("click", (e) => busyButton(e.currentTarget, teachProfile()));
+  $("#profile-pick").addEventListener("change", (e) => { store.set("profile", e.target.value || null); renderProfiles(); });
   $("#live-close").addEventListener("click", closeLive);
   $("#live-shoot").addEventListener("click", shootLive);
   $$(".tabs button").forEach((b) => b.addEventListener("click", () => { history.replaceState(null, "", "#" + b.dataset.tab); showScreen(b.dataset.tab); }));
@@ -1182,6 +1306,7 @@ async function start() {
   await showServerInfo();
   await loadMatch(store.get("match"));
   await loadDiceSheet();
+  await loadProfiles();
   document.body.dataset.language = LANGUAGE;
   document.body.dataset.ready = "1";  // for the browser tests
 }
