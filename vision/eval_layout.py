@@ -204,20 +204,20 @@ def evaluate(
             if label["n_tiles"] != len(photo.tiles):
                 raise ValueError(f"{photo.image_path.name}: labels name {label['n_tiles']} tiles, the label file has {len(photo.tiles)}")
             truth_boxes = np.array([t.box_xyxy for t in photo.tiles], dtype=np.float64).reshape(-1, 4)
+            import cv2
+
+            image = cv2.imread(str(photo.image_path))  # a rack is called only where the photo shows one
             if reader is None:
                 up = _axes_from_polygons(photo.tiles) if axes else None
                 t0 = time.perf_counter()
-                layout = group_sets(truth_boxes, up)
+                layout = group_sets(truth_boxes, up, image_bgr=image)
                 report.times_ms.append((time.perf_counter() - t0) * 1000)
                 rack = group_sets(truth_boxes, up, mode="rack") if label["rack"] else None
                 score = score_layout(label, layout, rack_layout=rack)
             else:
-                import cv2
-
-                image = cv2.imread(str(photo.image_path))
                 det = reader.detect(image)
                 t0 = time.perf_counter()
-                layout = group_sets(det.boxes_xyxy, det.up_xy)
+                layout = group_sets(det.boxes_xyxy, det.up_xy, image_bgr=image)
                 report.times_ms.append((time.perf_counter() - t0) * 1000)
                 rack = group_sets(det.boxes_xyxy, det.up_xy, mode="rack") if label["rack"] else None
                 score = score_layout(label, layout, _match(det.boxes_xyxy.astype(np.float64), truth_boxes), rack)
@@ -232,7 +232,7 @@ def evaluate_rendered(count: int = 60, seed: int = 0, axes: bool = False) -> Lay
 
     report = LayoutReport()
     for k in range(count):
-        _, record = render_scene(np.random.default_rng((seed, 11, k)), 640)
+        image, record = render_scene(np.random.default_rng((seed, 11, k)), 640)
         tiles = record["tiles"]
         if not tiles:
             continue
@@ -250,7 +250,7 @@ def evaluate_rendered(count: int = 60, seed: int = 0, axes: bool = False) -> Lay
             a = np.radians([t["up_deg"] for t in tiles])
             up = np.stack([np.sin(a), -np.cos(a)], axis=1)
         t0 = time.perf_counter()
-        layout = group_sets(boxes, up)
+        layout = group_sets(boxes, up, image_bgr=image)
         report.times_ms.append((time.perf_counter() - t0) * 1000)
         rack = group_sets(boxes, up, mode="rack") if rows and not sets else None
         report.add(record["scene"], f"rendered {k}", score_layout(label, layout, rack_layout=rack))
