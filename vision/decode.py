@@ -118,6 +118,7 @@ def build_reading(
     rules: RuleSet = RuleSet.classic(),
     mode: str = "table",
     image_bgr: np.ndarray | None = None,
+    rack_tiles: list[int] | None = None,
 ) -> TableReading:
     """Rebuild the table of one photo from its detections (see the module doc).
 
@@ -130,6 +131,8 @@ def build_reading(
             photo shows a rack) or ``"flat"`` (the user says there is no rack in the photo).
         image_bgr: the photo itself; in ``"table"`` mode a rack is called only where the photo
             shows one (without it, no rack is called).
+        rack_tiles: tiles known to stand on a rack seen before (a corrected reading keeps its
+            rack without the photo); see :func:`vision.layout.group_sets`.
     """
     t0 = time.perf_counter()
     width, height = _check_size(image_size)
@@ -140,13 +143,16 @@ def build_reading(
     if mode not in MODES:
         raise ValueError(f'unknown mode "{mode}": choose one of {", ".join(MODES)}')
     _normalised(det.probs)  # bad probabilities are an error before anything else
-    layout = group_sets(det.boxes_xyxy, det.up_xy, mode=mode, image_bgr=image_bgr)
+    layout = group_sets(det.boxes_xyxy, det.up_xy, mode=mode, image_bgr=image_bgr, rack_tiles=rack_tiles)
     bar = _bar_boxes(det.boxes_xyxy, layout)
     not_tiles: tuple[NotTile, ...] = ()
     if bar:
-        not_tiles = tuple(NotTile(tuple(float(v) for v in det.boxes_xyxy[i]), "rack_bar") for i in bar)  # type: ignore[misc]
-        det = det[np.array([i not in bar for i in range(len(det))])]
-        layout = group_sets(det.boxes_xyxy, det.up_xy, mode=mode, image_bgr=image_bgr)
+        not_tiles = tuple(NotTile(tuple(float(v) for v in det.boxes_xyxy[i]), "rack_bar") for i in sorted(bar))  # type: ignore[misc]
+        keep = [i for i in range(len(det)) if i not in bar]
+        det = det[np.array(keep, dtype=int)]
+        new_index = {i: k for k, i in enumerate(keep)}
+        kept_rack = None if rack_tiles is None else [new_index[i] for i in rack_tiles if i in new_index]
+        layout = group_sets(det.boxes_xyxy, det.up_xy, mode=mode, image_bgr=image_bgr, rack_tiles=kept_rack)
     n = len(det)
     t1 = time.perf_counter()
 

@@ -41,6 +41,7 @@ Chains of one tile are loose tiles. The order of a set here is spatial; the refe
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from statistics import median
 
@@ -123,7 +124,8 @@ class RackCue:
     """Why tiles were taken as a rack (said on the page and in the command line's summary).
 
     Attributes:
-        source: ``"told"`` (the player said the photo shows a rack) or ``"seen"``.
+        source: ``"told"`` (the player said the photo shows a rack), ``"seen"``, or ``"kept"``
+            (seen in the photo before the reading was corrected by hand).
         rows: tiers of the rack (rows of upright tiles).
         tiles: tiles on it.
         backdrop_share: share of the rack's rectangle that is not tile (its bar and back wall);
@@ -517,6 +519,7 @@ def group_sets(
     up_xy: np.ndarray | None = None,
     mode: str = "table",
     image_bgr: np.ndarray | None = None,
+    rack_tiles: Iterable[int] | None = None,
 ) -> Layout:
     """Group tiles into sets, loose tiles and rack rows from their boxes (see the module doc).
 
@@ -529,6 +532,9 @@ def group_sets(
             no rack in the photo).
         image_bgr: the photo the boxes belong to; in "table" mode a rack is called only where
             the photo shows one (:func:`rack_cue`), so without the photo no rack is called.
+        rack_tiles: in "table" mode, tiles already known to stand on a rack seen in the photo
+            (a reading corrected by hand keeps its rack without the photo): they are laid out
+            in rack rows, the rest as table tiles, and no other rack is looked for.
     """
     if mode not in MODES:
         raise ValueError(f'unknown layout mode "{mode}": choose one of {", ".join(MODES)}')
@@ -546,10 +552,16 @@ def group_sets(
         raise ValueError("image_bgr must be a BGR image: a numpy array of shape (height, width, 3)")
     if n == 0:
         return Layout((), (), (), (), np.zeros(0))
+    given: set[int] | None = None
+    if rack_tiles is not None:
+        given = {int(i) for i in rack_tiles}
+        if any(i < 0 or i >= n for i in given):
+            raise ValueError(f"rack_tiles must be indices of the {n} boxes")
     twin_of = _twins(boxes)
     keep = np.array([t < 0 for t in twin_of])
     kept = np.flatnonzero(keep)
-    layout = _group_kept(boxes[kept], up[kept], mode, image_bgr)
+    given_kept = None if given is None else {k for k, i in enumerate(kept.tolist()) if i in given}
+    layout = _group_kept(boxes[kept], up[kept], mode, image_bgr, given_kept)
     # Map back to the caller's indices and put each twin right after the tile it duplicates.
     followers: dict[int, list[int]] = {}
     for i, t in enumerate(twin_of):
@@ -598,7 +610,8 @@ def _twins(boxes: np.ndarray) -> list[int]:
     return twin_of
 
 
-def _group_kept(boxes: np.ndarray, up: np.ndarray, mode: str, image_bgr: np.ndarray | None) -> Layout:
+def _group_kept(boxes: np.ndarray, up: np.ndarray, mode: str, image_bgr: np.ndarray | None,
+                rack_given: set[int] | None = None) -> Layout:
     """:func:`group_sets` on boxes without duplicates."""
     centres = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
     widths = tile_widths(boxes, up_xy=up)
@@ -607,7 +620,17 @@ def _group_kept(boxes: np.ndarray, up: np.ndarray, mode: str, image_bgr: np.ndar
         told = RackCue("told", len(rows), len(boxes))
         return Layout((), (), tuple(tuple(r) for r in rows), (), widths, (told,))
     chains = _link(boxes, centres, widths, up)
-    racks, cues = _find_racks(centres, boxes, widths, image_bgr) if mode == "table" else ([], [])
+    if mode != "table":
+        racks, cues = [], []
+    elif rack_given is not None:
+        racks, cues = [], []
+        if rack_given:
+            sub = sorted(rack_given)
+            rows = _rack_rows(centres[sub], boxes[sub], up[sub])
+            racks = [[[sub[k] for k in row] for row in rows]]
+            cues = [RackCue("kept", len(rows), len(sub))]
+    else:
+        racks, cues = _find_racks(centres, boxes, widths, image_bgr)
     in_rack = {i for rack in racks for row in rack for i in row}
     sets: list[tuple[int, ...]] = []
     axes: list[tuple[float, float]] = []

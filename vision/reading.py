@@ -241,6 +241,9 @@ class TableReading:
             return None
         if any(c.source == "told" for c in self.rack_cues):
             return _("You said this photo shows a rack: every tile was read as a rack tile.")
+        if self.rack_cues and all(c.source == "kept" for c in self.rack_cues):
+            return _("{count} tiles stand on the rack seen in the photo. "
+                     "If there is no rack in this photo, say so and read it again.").format(count=len(self.rack))
         return _("{count} tiles were taken as a rack: they stand in rows on a bar unlike the table around it. "
                  "If there is no rack in this photo, say so and read it again.").format(count=len(self.rack))
 
