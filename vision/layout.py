@@ -710,8 +710,8 @@ def _rack_rows(centres: np.ndarray, boxes: np.ndarray, up: np.ndarray | None = N
 
     The rows run across the tiles' up direction. Where the reader gave up vectors (for at least
     half the tiles) their common axis fixes the rows' direction, whatever the photo's rotation;
-    otherwise the rack is taken as roughly horizontal, or failing that vertical (a photo turned
-    sideways). Around that direction (within ``RACK_MAX_TILT_DEG``) the angle closest to it at
+    otherwise (or when their axis gives no tight rows: rough up vectors) the rack is taken as
+    roughly horizontal, or failing that vertical (a photo turned sideways). Around that direction (within ``RACK_MAX_TILT_DEG``) the angle closest to it at
     which every row is tight (its tiles within half a tile height across the row) is used; along
     the row's normal a new row starts wherever consecutive tiles lie more than half a tile height
     apart. Preferring the least tilt keeps two lone tiles on different ledges in different rows.
@@ -749,6 +749,8 @@ def _rack_rows(centres: np.ndarray, boxes: np.ndarray, up: np.ndarray | None = N
                 best = (key, rows, along, across)
         if best is not None:
             found.append(best[1:])
+        elif mean_up is not None and base == bases[0]:
+            bases += [0.0, 90.0]  # the up vectors' axis gives no tight rows: as without them
     if found:
         # Horizontal or vertical: the reading with fewer rows (a rack has one or two).
         rows, along, across = min(found, key=lambda f: len(f[0]))
