@@ -119,6 +119,7 @@ def build_reading(
     mode: str = "table",
     image_bgr: np.ndarray | None = None,
     rack_tiles: list[int] | None = None,
+    image_scale: float = 1.0,
 ) -> TableReading:
     """Rebuild the table of one photo from its detections (see the module doc).
 
@@ -133,6 +134,7 @@ def build_reading(
             shows one (without it, no rack is called).
         rack_tiles: tiles known to stand on a rack seen before (a corrected reading keeps its
             rack without the photo); see :func:`vision.layout.group_sets`.
+        image_scale: pixels of the boxes per pixel of ``image_bgr`` (the photo decoded smaller).
     """
     t0 = time.perf_counter()
     width, height = _check_size(image_size)
@@ -143,7 +145,8 @@ def build_reading(
     if mode not in MODES:
         raise ValueError(f'unknown mode "{mode}": choose one of {", ".join(MODES)}')
     _normalised(det.probs)  # bad probabilities are an error before anything else
-    layout = group_sets(det.boxes_xyxy, det.up_xy, mode=mode, image_bgr=image_bgr, rack_tiles=rack_tiles)
+    layout = group_sets(det.boxes_xyxy, det.up_xy, mode=mode, image_bgr=image_bgr, rack_tiles=rack_tiles,
+                        image_scale=image_scale)
     bar = _bar_boxes(det.boxes_xyxy, layout)
     not_tiles: tuple[NotTile, ...] = ()
     if bar:
@@ -152,7 +155,8 @@ def build_reading(
         det = det[np.array(keep, dtype=int)]
         new_index = {i: k for k, i in enumerate(keep)}
         kept_rack = None if rack_tiles is None else [new_index[i] for i in rack_tiles if i in new_index]
-        layout = group_sets(det.boxes_xyxy, det.up_xy, mode=mode, image_bgr=image_bgr, rack_tiles=kept_rack)
+        layout = group_sets(det.boxes_xyxy, det.up_xy, mode=mode, image_bgr=image_bgr, rack_tiles=kept_rack,
+                            image_scale=image_scale)
     n = len(det)
     t1 = time.perf_counter()
 

@@ -392,7 +392,7 @@ def _row_stats(row: list[int], boxes: list[list[float]], widths: list[float]) ->
 
 
 def _find_racks(
-    centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray, image_bgr: np.ndarray | None
+    centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray, image_bgr: np.ndarray | None, image_scale: float = 1.0
 ) -> tuple[list[list[list[int]]], list[RackCue]]:
     """Pairs of stacked ledge rows (a rack's two ledges) where a rack is seen in the photo; each
     rack is [top row, bottom row]. Without the photo no rack is seen."""
@@ -400,6 +400,7 @@ def _find_racks(
         return [], []
     rows = _ledge_rows(centres, boxes, widths)
     rows.sort(key=lambda r: float(np.mean(centres[r, 1])))
+    image_boxes = boxes / image_scale  # the boxes in the pixels of the image looked at
     box_list, width_list = boxes.tolist(), widths.tolist()
     stats = [_row_stats(r, box_list, width_list) for r in rows]
     bh = boxes[:, 3] - boxes[:, 1]
@@ -419,7 +420,7 @@ def _find_racks(
                 continue
             if min(top.right, bottom.right) - max(top.left, bottom.left) <= 0:
                 continue  # side by side, not one above the other
-            cue = rack_cue(image_bgr, boxes, [rows[a], rows[b]])
+            cue = rack_cue(image_bgr, image_boxes, [rows[a], rows[b]])
             if cue is not None:
                 racks.append([list(rows[a]), list(rows[b])])
                 cues.append(cue)
@@ -427,7 +428,7 @@ def _find_racks(
     # A rack with one tier (or one tier standing beside a table's sets): a ledge row alone.
     for a, row in enumerate(rows):
         if a not in taken and len(row) >= RACK_MIN_TILES:
-            cue = rack_cue(image_bgr, boxes, [row])
+            cue = rack_cue(image_bgr, image_boxes, [row])
             if cue is not None:
                 racks.append([list(row)])
                 cues.append(cue)
@@ -529,6 +530,7 @@ def group_sets(
     mode: str = "table",
     image_bgr: np.ndarray | None = None,
     rack_tiles: Iterable[int] | None = None,
+    image_scale: float = 1.0,
 ) -> Layout:
     """Group tiles into sets, loose tiles and rack rows from their boxes (see the module doc).
 
@@ -544,6 +546,8 @@ def group_sets(
         rack_tiles: in "table" mode, tiles already known to stand on a rack seen in the photo
             (a reading corrected by hand keeps its rack without the photo): they are laid out
             in rack rows, the rest as table tiles, and no other rack is looked for.
+        image_scale: pixels of the boxes per pixel of ``image_bgr`` (a photo decoded smaller
+            than the boxes' photo).
     """
     if mode not in MODES:
         raise ValueError(f'unknown layout mode "{mode}": choose one of {", ".join(MODES)}')
@@ -559,6 +563,8 @@ def group_sets(
             raise ValueError(f"up_xy has {len(up)} rows for {n} boxes")
     if image_bgr is not None and (not isinstance(image_bgr, np.ndarray) or image_bgr.ndim != 3 or image_bgr.shape[2] != 3):
         raise ValueError("image_bgr must be a BGR image: a numpy array of shape (height, width, 3)")
+    if not (math.isfinite(image_scale) and image_scale > 0):
+        raise ValueError(f"image_scale must be a positive number, not {image_scale!r}")
     if n == 0:
         return Layout((), (), (), (), np.zeros(0))
     given: set[int] | None = None
@@ -570,7 +576,7 @@ def group_sets(
     keep = np.array([t < 0 for t in twin_of])
     kept = np.flatnonzero(keep)
     given_kept = None if given is None else {k for k, i in enumerate(kept.tolist()) if i in given}
-    layout = _group_kept(boxes[kept], up[kept], mode, image_bgr, given_kept)
+    layout = _group_kept(boxes[kept], up[kept], mode, image_bgr, given_kept, image_scale)
     # Map back to the caller's indices and put each twin right after the tile it duplicates.
     followers: dict[int, list[int]] = {}
     for i, t in enumerate(twin_of):
@@ -620,7 +626,7 @@ def _twins(boxes: np.ndarray) -> list[int]:
 
 
 def _group_kept(boxes: np.ndarray, up: np.ndarray, mode: str, image_bgr: np.ndarray | None,
-                rack_given: set[int] | None = None) -> Layout:
+                rack_given: set[int] | None = None, image_scale: float = 1.0) -> Layout:
     """:func:`group_sets` on boxes without duplicates."""
     centres = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
     widths = tile_widths(boxes, up_xy=up)
@@ -639,7 +645,7 @@ def _group_kept(boxes: np.ndarray, up: np.ndarray, mode: str, image_bgr: np.ndar
             racks = [[[sub[k] for k in row] for row in rows]]
             cues = [RackCue("kept", len(rows), len(sub))]
     else:
-        racks, cues = _find_racks(centres, boxes, widths, image_bgr)
+        racks, cues = _find_racks(centres, boxes, widths, image_bgr, image_scale)
     in_rack = {i for rack in racks for row in rack for i in row}
     sets: list[tuple[int, ...]] = []
     axes: list[tuple[float, float]] = []

@@ -70,8 +70,8 @@ class TableReader:
         if scale != 1.0:
             det = TileDetections(det.boxes_xyxy * np.float32(scale), det.scores, det.probs, det.up_xy)
         t1 = time.perf_counter()
-        # The rack cue looks at the photo (in the boxes' pixels).
-        reading = build_reading(size, det, rules or RuleSet.classic(), mode, image_bgr if scale == 1.0 else None)
+        # The rack cue looks at the photo: image_bgr is it at 1/scale of the boxes' pixels.
+        reading = build_reading(size, det, rules or RuleSet.classic(), mode, image_bgr, image_scale=scale)
         timing["layout"] = (time.perf_counter() - t1) * 1000
         timing["total"] = (time.perf_counter() - t0) * 1000 + timing.get("decode", 0.0)
         reading.timing_ms.update({k: round(v, 1) for k, v in timing.items()})

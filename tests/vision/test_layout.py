@@ -172,6 +172,20 @@ def test_the_same_rows_lying_flat_are_not_a_rack() -> None:
     assert group_sets(boxes, mode="flat", image_bgr=draw_photo(boxes, rack_of=_rack_tiles(s))).rack_rows == ()
 
 
+def test_rack_seen_in_a_photo_decoded_smaller() -> None:
+    # The reader decodes a 12-MP JPEG at the size it needs; boxes stay in the full photo's pixels.
+    import cv2
+
+    s = _rack()
+    boxes, _ = s.view(px=60)
+    photo = draw_photo(boxes, rack_of=_rack_tiles(s))
+    half = cv2.resize(photo, (photo.shape[1] // 2, photo.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    layout = group_sets(boxes, image_bgr=half, image_scale=2.0)
+    assert [set(r) for r in layout.rack_rows] == [set(r) for r in s.rack_rows]
+    with pytest.raises(ValueError, match="image_scale"):
+        group_sets(boxes, image_bgr=half, image_scale=0.0)
+
+
 def test_a_rack_the_colour_of_the_table_is_not_seen() -> None:
     s = _rack()
     boxes, _ = s.view(px=60)
