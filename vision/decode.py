@@ -18,9 +18,20 @@ codes, up vectors) and
    and asks ``referee.sets.check_set`` for the verdict;
 4. lists as doubts every tile whose reading was decided by the rules or stays uncertain.
 
-Orientation: a tile whose up vector points the other way from the rest of its set or rack, and
-that the reader read as 6 or 9 without being sure, gets its 6 and 9 probabilities swapped (the
-reader's number and orientation come from the same, upside-down-looking digit).
+Orientation: a tile whose up vector points the other way from the rest of its set, and that the
+reader read as 6 or 9 without being sure, gets its 6 and 9 probabilities swapped (the reader's
+number and orientation come from the same, upside-down-looking digit).
+
+Racks (the player said so, or one is seen; :mod:`vision.layout`) are read as racks:
+
+* tiles stand upright facing the camera, so the rack's own up (across its rows, towards the top
+  tier) is every tile's up: a tile read as 6 or 9 with its up the other way is swapped, however
+  sure the reader was;
+* a short, wide box (under ``BAR_MAX_HEIGHT`` of the rack tiles' height, wider than tall) on a
+  rack is the rack's bar or its wordmark, not a tile: it is left out and listed in ``not_tiles``;
+* a tile cut by the photo's edge (its box touches the edge and is under ``CUT_MAX_SIZE`` of its
+  neighbours' size across that edge) is marked ``cut`` and left out of the rack's total;
+* the rack's tiles come in reading order: tiers top first, each left to right.
 """
 
 from __future__ import annotations
@@ -36,8 +47,8 @@ from referee.ruleset import RuleSet
 from referee.sets import check_set
 from referee.tiles import JOKER, Tile
 from vision.detections import N_CODES, TileDetections
-from vision.layout import MODES, group_sets
-from vision.reading import UNREADABLE, Doubt, ReadSet, ReadTile, TableReading
+from vision.layout import MODES, Layout, group_sets
+from vision.reading import UNREADABLE, Doubt, NotTile, ReadSet, ReadTile, TableReading
 
 __all__ = [
     "build_reading",
@@ -67,6 +78,14 @@ ALTERNATIVES_SHOWN = 3
 _SHOWN_FLOOR = 0.01
 _TILES: tuple[Tile, ...] = tuple(Tile.from_index(i) for i in range(N_CODES))  # index -> Tile, built once
 _FLIP_DOT = -0.5  # up vectors this opposed (cos 120 deg) point "the other way"
+BAR_MAX_HEIGHT = 0.6
+"""A box on a rack less tall than this share of the rack tiles' median height, and wider than
+tall, is the rack's bar (or the wordmark on it), not a standing tile."""
+CUT_MAX_SIZE = 0.85
+"""A box touching the photo's edge and smaller than this share of its neighbours' median size
+across that edge is a tile cut by the edge."""
+EDGE_PX = 2.0
+"""A box side within this many pixels of the photo's border touches the edge."""
 
 
 @dataclass
@@ -98,6 +117,9 @@ def build_reading(
     det: TileDetections,
     rules: RuleSet = RuleSet.classic(),
     mode: str = "table",
+    image_bgr: np.ndarray | None = None,
+    rack_tiles: list[int] | None = None,
+    image_scale: float = 1.0,
 ) -> TableReading:
     """Rebuild the table of one photo from its detections (see the module doc).
 
@@ -106,7 +128,13 @@ def build_reading(
         det: the tiles found: boxes, detector scores, reading probabilities (53 codes in
             ``Tile.index`` order; an all-zero row is an unreadable tile), up vectors.
         rules: the rule set whose tile counts the readings must respect.
-        mode: ``"table"`` or ``"rack"`` (the user says the photo shows a rack).
+        mode: ``"table"`` (sets, and a rack where one is seen), ``"rack"`` (the user says the
+            photo shows a rack) or ``"flat"`` (the user says there is no rack in the photo).
+        image_bgr: the photo itself; in ``"table"`` mode a rack is called only where the photo
+            shows one (without it, no rack is called).
+        rack_tiles: tiles known to stand on a rack seen before (a corrected reading keeps its
+            rack without the photo); see :func:`vision.layout.group_sets`.
+        image_scale: pixels of the boxes per pixel of ``image_bgr`` (the photo decoded smaller).
     """
     t0 = time.perf_counter()
     width, height = _check_size(image_size)
@@ -116,16 +144,29 @@ def build_reading(
         raise TypeError(f"rules must be a RuleSet, not {type(rules).__name__}")
     if mode not in MODES:
         raise ValueError(f'unknown mode "{mode}": choose one of {", ".join(MODES)}')
+    _normalised(det.probs)  # bad probabilities are an error before anything else
+    layout = group_sets(det.boxes_xyxy, det.up_xy, mode=mode, image_bgr=image_bgr, rack_tiles=rack_tiles,
+                        image_scale=image_scale)
+    bar = _bar_boxes(det.boxes_xyxy, layout)
+    not_tiles: tuple[NotTile, ...] = ()
+    if bar:
+        not_tiles = tuple(NotTile(tuple(float(v) for v in det.boxes_xyxy[i]), "rack_bar") for i in sorted(bar))  # type: ignore[misc]
+        keep = [i for i in range(len(det)) if i not in bar]
+        det = det[np.array(keep, dtype=int)]
+        new_index = {i: k for k, i in enumerate(keep)}
+        kept_rack = None if rack_tiles is None else [new_index[i] for i in rack_tiles if i in new_index]
+        layout = group_sets(det.boxes_xyxy, det.up_xy, mode=mode, image_bgr=image_bgr, rack_tiles=kept_rack,
+                            image_scale=image_scale)
     n = len(det)
-    layout = group_sets(det.boxes_xyxy, det.up_xy, mode=mode)
     t1 = time.perf_counter()
 
     probs = _normalised(det.probs)
     readable = probs.sum(axis=1) > 0
     reader_top = np.where(readable, probs.argmax(axis=1), -1).tolist()
     shown = [_top_readings(row) for row in probs]
-    flipped = _orientation_flips(probs, det.up_xy, [list(s) for s in layout.sets] + [list(r) for r in layout.rack_rows])
-    for i in flipped:
+    flipped = _orientation_flips(probs, det.up_xy, [list(s) for s in layout.sets])
+    upright = _rack_upright_flips(probs, det, layout)
+    for i in flipped + upright:
         probs[i] = _swap_six_nine(probs[i])
     candidates = [_candidates(row) for row in probs]
 
@@ -149,6 +190,7 @@ def build_reading(
             set_of[i] = k
     rack_rows = tuple(tuple(r) for r in layout.rack_rows)
     on_rack = {i for r in rack_rows for i in r}
+    cut = _cut_by_edge(det.boxes_xyxy, width, height)
     tiles = []
     for i in range(n):
         up = det.up_xy[i]
@@ -162,11 +204,12 @@ def build_reading(
                 alternatives=shown[i],
                 up_xy=None if np.isnan(up).any() else (float(up[0]), float(up[1])),
                 detector_confidence=float(det.scores[i]),
+                cut=i in cut,
             )
         )
     reasons = {i: u.reason for u in units for i, c, r in zip(u.indices, u.chosen.codes, u.options[0].codes) if c != r}
     doubts = _doubts(tiles, chosen, reader_top, reasons, excess, rules)
-    rack_points = sum(_rack_value(tiles[i].tile, rules) for i in on_rack)
+    rack_points = sum(_rack_value(tiles[i].tile, rules) for i in on_rack if i not in cut)
     t3 = time.perf_counter()
     timing = {
         "layout": (t1 - t0) * 1000,
@@ -185,7 +228,95 @@ def build_reading(
         timing_ms=timing,
         mode=mode,
         rules=rules.name,
+        rack_cues=layout.racks,
+        not_tiles=not_tiles,
     )
+
+
+# --------------------------------------------------------------------------- racks
+
+
+def _rack_up(rows: tuple[tuple[int, ...], ...], centres: np.ndarray) -> np.ndarray:
+    """The rack's up in the image: a quarter turn anticlockwise (on screen) from its rows' reading
+    direction (the layout orders each row in the tiles' own left to right); image up without a
+    row of two tiles."""
+    for row in rows:
+        if len(row) >= 2:
+            along = centres[row[-1]] - centres[row[0]]
+            norm = float(np.linalg.norm(along))
+            if norm > 0:
+                return np.array([along[1], -along[0]]) / norm
+    return np.array([0.0, -1.0])
+
+
+def _rack_upright_flips(probs: np.ndarray, det: TileDetections, layout: Layout) -> list[int]:
+    """Rack tiles read as 6 or 9 whose up vector opposes the rack's up: they stand upright, so
+    the reader saw them upside down and its 6 is a 9 (and the other way)."""
+    if not layout.rack_rows:
+        return []
+    rack_up = _rack_up(layout.rack_rows, det.centers_xy.astype(np.float64))
+    up = np.asarray(det.up_xy, dtype=np.float64)
+    out = []
+    for i in (i for row in layout.rack_rows for i in row):
+        row = probs[i]
+        if row.sum() <= 0 or np.isnan(up[i]).any():
+            continue
+        top = int(row.argmax())
+        if top == JOKER.index or top % 13 + 1 not in (6, 9):
+            continue
+        if float(up[i] @ rack_up) < _FLIP_DOT * float(np.linalg.norm(up[i])):
+            out.append(i)
+    return out
+
+
+def _bar_boxes(boxes_xyxy: np.ndarray, layout: Layout) -> set[int]:
+    """Boxes that are the rack's bar or wordmark: short and wide, in a rack's span (see the
+    module doc). None when no rack is told or seen."""
+    if not layout.rack_rows:
+        return set()
+    boxes = np.asarray(boxes_xyxy, dtype=np.float64)
+    bw, bh = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+    on_rack = [i for row in layout.rack_rows for i in row]
+    told = any(c.source == "told" for c in layout.racks)
+    upright = [i for i in on_rack if bh[i] >= bw[i]]
+    if not upright:
+        return set()
+    h = float(np.median(bh[upright]))
+    left, right = boxes[upright, 0].min(), boxes[upright, 2].max()
+    top, bottom = boxes[upright, 1].min(), boxes[upright, 3].max()
+    out = set()
+    for i in range(len(boxes)):
+        if bh[i] >= BAR_MAX_HEIGHT * h or bw[i] <= bh[i]:
+            continue
+        cx, cy = (boxes[i, 0] + boxes[i, 2]) / 2, (boxes[i, 1] + boxes[i, 3]) / 2
+        # Told, the whole photo is the rack; seen, only boxes on the rack's span are its bar.
+        if told or (left <= cx <= right and top <= cy <= bottom + h):
+            out.add(i)
+    return out
+
+
+def _cut_by_edge(boxes_xyxy: np.ndarray, width: int, height: int) -> set[int]:
+    """Tiles cut by the photo's edge: the box touches a border and is clearly smaller across it
+    than the median of the other boxes (a whole tile touching the edge keeps its size)."""
+    boxes = np.asarray(boxes_xyxy, dtype=np.float64).reshape(-1, 4)
+    if len(boxes) < 2:
+        return set()
+    bw, bh = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+    centres = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
+    out = set()
+    for i in range(len(boxes)):
+        at_x = boxes[i, 0] <= EDGE_PX or boxes[i, 2] >= width - EDGE_PX
+        at_y = boxes[i, 1] <= EDGE_PX or boxes[i, 3] >= height - EDGE_PX
+        if not (at_x or at_y):
+            continue
+        # Its neighbours (the nearest few) say how big a whole tile is here.
+        d = np.linalg.norm(centres - centres[i], axis=1)
+        near = [j for j in np.argsort(d).tolist() if j != i][:4]
+        if at_x and bw[i] < CUT_MAX_SIZE * float(np.median(bw[near])) and bh[i] >= CUT_MAX_SIZE * float(np.median(bh[near])):
+            out.add(i)
+        elif at_y and bh[i] < CUT_MAX_SIZE * float(np.median(bh[near])) and bw[i] >= CUT_MAX_SIZE * float(np.median(bw[near])):
+            out.add(i)
+    return out
 
 
 # --------------------------------------------------------------------------- readings per tile
@@ -457,6 +588,9 @@ def _doubts(
             elif reason == "set":
                 message = _("Tile {number} looks most like {first}, but {tile} makes its set valid: check it.")
                 out.append(Doubt(i, code, alternatives, "changed_for_set", message.format(number=number, first=first, tile=code)))
+            elif t.rack:  # a rack's tiles stand upright
+                message = _("Tile {number} stands upright on the rack: read as {tile}, not {first}.")
+                out.append(Doubt(i, code, alternatives, "changed_for_orientation", message.format(number=number, first=first, tile=code)))
             else:  # only the orientation changed the reading
                 message = _("Tile {number} lies the other way up from its neighbours: read as {tile}, not {first}.")
                 out.append(Doubt(i, code, alternatives, "changed_for_orientation", message.format(number=number, first=first, tile=code)))

@@ -15,7 +15,16 @@ together; spread: tiles strewn face up; rack; single) and in total:
 * exact sets: labelled sets whose tiles the layout puts together in one set, no more, no fewer;
 * false sets: sets the layout makes that are not labelled sets;
 * racks: rack photos whose rack rows come out exactly when found without being told
-  (``mode="table"``), and "told": when the user says the photo is a rack (``mode="rack"``).
+  (``mode="table"``), and "told": when the user says the photo is a rack (``mode="rack"``);
+* called: photos in which a rack was called without being told (in photos of flat tiles, each
+  one is a mistake: issue 15).
+
+``--rack-order DIR`` scores the rack reading order on rendered scenes already written by
+``python -m datasets.synth --out DIR`` (their labels give each rack tile's tier and slot): a rack
+is in reading order when, told it is a rack, its tiers come top tier first and each tier's tiles
+left to right, exactly as labelled; the same for the tiles found (a tile the detector misses is
+left out of both); per tile, the found rack tiles at their labelled place in reading order. Run with label boxes and up vectors from the labelled faces, without up vectors,
+and (``--model``) with the shipped models' detections.
 """
 
 from __future__ import annotations
@@ -66,6 +75,7 @@ class PhotoScore:
     rack_exact: bool = False
     rack_told_exact: bool = False
     rack_told_scored: bool = False
+    rack_called: bool = False
     missed: list[list[int]] = field(default_factory=list)
     extra: list[list[int]] = field(default_factory=list)
 
@@ -88,6 +98,7 @@ def score_layout(
     truth = {frozenset(s) for s in label["sets"]}
     made = {mapped(s) for s in layout.sets}
     score = PhotoScore(true_sets=len(truth), exact_sets=len(truth & made), false_sets=len(made - truth))
+    score.rack_called = bool(layout.rack_rows)
     score.missed = [sorted(s) for s in truth - made]
     score.extra = [sorted(i if i is not None else -1 for i in s) for s in made - truth]
     if label["rack"]:
@@ -111,7 +122,8 @@ class LayoutReport:
 
     def add(self, kind: str, name: str, score: PhotoScore) -> None:
         row = self.by_kind.setdefault(kind, {"photos": 0, "true_sets": 0, "exact_sets": 0, "false_sets": 0,
-                                             "rack_photos": 0, "racks_exact": 0, "racks_told": 0, "racks_exact_told": 0})
+                                             "rack_photos": 0, "racks_exact": 0, "racks_told": 0, "racks_exact_told": 0,
+                                             "racks_called": 0})
         row["photos"] += 1
         row["true_sets"] += score.true_sets
         row["exact_sets"] += score.exact_sets
@@ -120,12 +132,14 @@ class LayoutReport:
         row["racks_exact"] += int(score.rack_exact)
         row["racks_told"] += int(score.rack_told_scored)
         row["racks_exact_told"] += int(score.rack_told_exact)
+        row["racks_called"] += int(score.rack_called)
         if score.missed or score.extra or (score.rack_photo and not score.rack_exact):
             self.failures.append({"photo": name, "kind": kind, "missed": score.missed, "extra": score.extra,
                                   "rack_exact": score.rack_exact if score.rack_photo else None})
 
     def totals(self) -> dict[str, Any]:
-        keys = ("photos", "true_sets", "exact_sets", "false_sets", "rack_photos", "racks_exact", "racks_told", "racks_exact_told")
+        keys = ("photos", "true_sets", "exact_sets", "false_sets", "rack_photos", "racks_exact", "racks_told",
+                "racks_exact_told", "racks_called")
         total = {k: sum(r[k] for r in self.by_kind.values()) for k in keys}
         out: dict[str, Any] = {}
         for kind, row in list(self.by_kind.items()) + [("all", total)]:
@@ -204,20 +218,20 @@ def evaluate(
             if label["n_tiles"] != len(photo.tiles):
                 raise ValueError(f"{photo.image_path.name}: labels name {label['n_tiles']} tiles, the label file has {len(photo.tiles)}")
             truth_boxes = np.array([t.box_xyxy for t in photo.tiles], dtype=np.float64).reshape(-1, 4)
+            import cv2
+
+            image = cv2.imread(str(photo.image_path))  # a rack is called only where the photo shows one
             if reader is None:
                 up = _axes_from_polygons(photo.tiles) if axes else None
                 t0 = time.perf_counter()
-                layout = group_sets(truth_boxes, up)
+                layout = group_sets(truth_boxes, up, image_bgr=image)
                 report.times_ms.append((time.perf_counter() - t0) * 1000)
                 rack = group_sets(truth_boxes, up, mode="rack") if label["rack"] else None
                 score = score_layout(label, layout, rack_layout=rack)
             else:
-                import cv2
-
-                image = cv2.imread(str(photo.image_path))
                 det = reader.detect(image)
                 t0 = time.perf_counter()
-                layout = group_sets(det.boxes_xyxy, det.up_xy)
+                layout = group_sets(det.boxes_xyxy, det.up_xy, image_bgr=image)
                 report.times_ms.append((time.perf_counter() - t0) * 1000)
                 rack = group_sets(det.boxes_xyxy, det.up_xy, mode="rack") if label["rack"] else None
                 score = score_layout(label, layout, _match(det.boxes_xyxy.astype(np.float64), truth_boxes), rack)
@@ -232,7 +246,7 @@ def evaluate_rendered(count: int = 60, seed: int = 0, axes: bool = False) -> Lay
 
     report = LayoutReport()
     for k in range(count):
-        _, record = render_scene(np.random.default_rng((seed, 11, k)), 640)
+        image, record = render_scene(np.random.default_rng((seed, 11, k)), 640)
         tiles = record["tiles"]
         if not tiles:
             continue
@@ -250,17 +264,78 @@ def evaluate_rendered(count: int = 60, seed: int = 0, axes: bool = False) -> Lay
             a = np.radians([t["up_deg"] for t in tiles])
             up = np.stack([np.sin(a), -np.cos(a)], axis=1)
         t0 = time.perf_counter()
-        layout = group_sets(boxes, up)
+        layout = group_sets(boxes, up, image_bgr=image)
         report.times_ms.append((time.perf_counter() - t0) * 1000)
         rack = group_sets(boxes, up, mode="rack") if rows and not sets else None
         report.add(record["scene"], f"rendered {k}", score_layout(label, layout, rack_layout=rack))
     return report
 
 
+def rack_order(folder: Path, source: str = "truth", models_dir: Path | None = None) -> dict[str, Any]:
+    """Reading order of racks told as racks, on rendered scenes in ``folder`` (see the module doc).
+
+    ``source``: "truth" (label boxes and the labelled faces' up vectors), "truth-no-up" (label
+    boxes only) or "model" (the shipped models' detections, matched to labels by IoU >= 0.5; a
+    label tile not found is out of place).
+    """
+    import cv2
+
+    if source not in ("truth", "truth-no-up", "model"):
+        raise ValueError(f'unknown source "{source}": choose truth, truth-no-up or model')
+    records = sorted(Path(folder).glob("**/tiles/*.json"))
+    if not records:
+        raise FileNotFoundError(f"no rendered scenes (tiles/*.json) under {folder}")
+    reader = None
+    if source == "model":
+        from vision.pipeline import TableReader, load_reader
+
+        reader = TableReader(models_dir) if models_dir else load_reader()
+    racks = exact = tiles = placed = missing = rows_right = 0
+    for path in records:
+        record = json.loads(path.read_text())
+        if record.get("scene") != "rack" or not record["tiles"]:
+            continue
+        labelled = record["tiles"]
+        # Reading order as labelled: tiers top (back) first, slots left to right.
+        want = sorted((t["rack_row"], t["rack_slot"], i) for i, t in enumerate(labelled) if t["rack"] is not None)
+        want_rows: dict[int, list[int]] = {}
+        for row, _slot, i in want:
+            want_rows.setdefault(row, []).append(i)
+        truth_boxes = np.array([t["box"] for t in labelled], dtype=np.float64)
+        if reader is None:
+            boxes = truth_boxes
+            a = np.radians([t["up_deg"] for t in labelled])
+            up = np.stack([np.sin(a), -np.cos(a)], axis=1) if source == "truth" else None
+            mapping: list[int | None] = list(range(len(labelled)))
+        else:
+            image = cv2.imread(str(path.parent.parent / "images" / (path.stem + ".jpg")))
+            det = reader.detect(image)
+            boxes, up = det.boxes_xyxy.astype(np.float64), det.up_xy.astype(np.float64)
+            mapping = _match(boxes, truth_boxes)
+        layout = group_sets(boxes, up, mode="rack")
+        got_rows = [[mapping[i] for i in row] for row in layout.rack_rows]
+        racks += 1
+        exact += int(got_rows == list(want_rows.values()))
+        # Order among the rack tiles found (a tile not found is the detector's miss, not the order's).
+        order_got = [i for row in got_rows for i in row if i is not None and labelled[i]["rack"] is not None]
+        found = set(order_got)
+        order_want = [i for row in want_rows.values() for i in row if i in found]
+        tiles += len(order_want)
+        missing += sum(len(r) for r in want_rows.values()) - len(order_want)
+        placed += sum(1 for a, b in zip(order_got, order_want) if a == b)
+        # Rows of detections matching no labelled rack tile (background tiles, false detections)
+        # are left out: they are the detector's, not the order's.
+        rows_right += int([[i for i in r if i in found] for r in want_rows.values()]
+                          == [[i for i in r if i in found] for r in got_rows if any(i in found for i in r)])
+    return {"racks": racks, "exact": exact, "exact_share": round(exact / racks, 4) if racks else None,
+            "order_of_found_right": rows_right, "tiles_found": tiles, "not_found": missing, "in_place": placed,
+            "in_place_share": round(placed / tiles, 4) if tiles else None}
+
+
 def _print(report: LayoutReport, title: str, show_failures: bool) -> None:
     totals = report.totals()
     print(title)
-    print(f"{'kind':8} {'photos':>6} {'sets':>5} {'exact':>6} {'share':>6} {'false':>6} {'racks':>6} {'told':>6}")
+    print(f"{'kind':8} {'photos':>6} {'sets':>5} {'exact':>6} {'share':>6} {'false':>6} {'racks':>6} {'told':>6} {'called':>6}")
     for kind in list(KINDS) + ["scatter", "mixed", "all"]:
         row = totals.get(kind)
         if not row:
@@ -268,7 +343,8 @@ def _print(report: LayoutReport, title: str, show_failures: bool) -> None:
         share = f"{row['exact_share']:.1%}" if row["exact_share"] is not None else "-"
         racks = f"{row['racks_exact']}/{row['rack_photos']}" if row["rack_photos"] else "-"
         told = f"{row['racks_exact_told']}/{row['racks_told']}" if row["racks_told"] else "-"
-        print(f"{kind:8} {row['photos']:>6} {row['true_sets']:>5} {row['exact_sets']:>6} {share:>6} {row['false_sets']:>6} {racks:>6} {told:>6}")
+        print(f"{kind:8} {row['photos']:>6} {row['true_sets']:>5} {row['exact_sets']:>6} {share:>6} {row['false_sets']:>6} "
+              f"{racks:>6} {told:>6} {row['racks_called']:>6}")
     if "median_layout_ms" in totals:
         print(f"median layout time {totals['median_layout_ms']} ms per photo")
     if show_failures:
@@ -286,6 +362,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--labels", type=Path, default=LABELS_PATH)
     parser.add_argument("--rendered", type=int, default=0, metavar="N",
                         help="also score N scenes rendered by datasets.synth (about 0.7 s each)")
+    parser.add_argument("--rack-order", type=Path, metavar="DIR",
+                        help="also score the reading order of racks on scenes rendered into DIR by datasets.synth")
     parser.add_argument("--failures", action="store_true", help="list every photo with a missed or extra set")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     args = parser.parse_args(argv)
@@ -311,6 +389,18 @@ def main(argv: list[str] | None = None) -> int:
             results[title] = report.totals()
             if not args.json:
                 _print(report, f"{title} ({args.rendered}):", args.failures)
+    if args.rack_order:
+        for source in ("truth", "truth-no-up") + (("model",) if args.model is not None else ()):
+            try:
+                order = rack_order(args.rack_order, source, Path(args.model) if args.model else None)
+            except FileNotFoundError as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return 3
+            results[f"rack order ({source})"] = order
+            if not args.json:
+                print(f"rack reading order ({source}, told): {order['exact']}/{order['racks']} racks exact; "
+                      f"tiers and order of the tiles found right on {order['order_of_found_right']}/{order['racks']}; "
+                      f"{order['in_place']}/{order['tiles_found']} tiles found in place ({order['not_found']} not found)")
     if args.json:
         print(json.dumps(results))
     return 0

@@ -10,10 +10,9 @@ import numpy as np
 
 from referee.ruleset import RuleSet
 from vision.detect import MODELS_DIR, DetectorSettings, TileModel
+from vision.layout import MODES
 
 __all__ = ["TableReader", "load_reader", "read_table", "read_photo"]
-
-MODES = ("table", "rack")
 
 
 class TableReader:
@@ -38,8 +37,9 @@ class TableReader:
     def read_table(self, image_bgr: np.ndarray, rules: RuleSet | None = None, mode: str = "table"):
         """Read every tile of an upright BGR photo, rebuild the sets and check them.
 
-        ``mode`` is "table" (sets on the table; racks found by their look) or "rack" (the photo
-        shows one player's rack: every tile is a rack tile).
+        ``mode`` is "table" (sets on the table; a rack where the photo shows one), "rack" (the
+        photo shows one player's rack: every tile is a rack tile) or "flat" (the player says
+        there is no rack in the photo).
         """
         h, w = image_bgr.shape[:2]
         return self._read(image_bgr, (w, h), 1.0, rules, mode, {})
@@ -70,7 +70,8 @@ class TableReader:
         if scale != 1.0:
             det = TileDetections(det.boxes_xyxy * np.float32(scale), det.scores, det.probs, det.up_xy)
         t1 = time.perf_counter()
-        reading = build_reading(size, det, rules or RuleSet.classic(), mode)
+        # The rack cue looks at the photo: image_bgr is it at 1/scale of the boxes' pixels.
+        reading = build_reading(size, det, rules or RuleSet.classic(), mode, image_bgr, image_scale=scale)
         timing["layout"] = (time.perf_counter() - t1) * 1000
         timing["total"] = (time.perf_counter() - t0) * 1000 + timing.get("decode", 0.0)
         reading.timing_ms.update({k: round(v, 1) for k, v in timing.items()})

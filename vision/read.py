@@ -1,4 +1,4 @@
-"""Read a photo from the shell: ``python -m vision.read PHOTO [--json] [--overlay OUT.png] [--dice]``.
+"""Read a photo from the shell: ``python -m vision.read PHOTO [--json] [--overlay OUT.png] [--rack | --no-rack] [--dice]``.
 
 With ``--json`` it prints one JSON object (the contract in DESIGN.md); without, a readable
 summary. Exit codes: 0 read (even when sets are illegal: that is the answer), 2 bad input
@@ -7,6 +7,10 @@ show exactly nine dice (the reading is printed all the same).
 
 ``--lang`` (en, zh_Hans, zh_Hant, ja, es, or a tag such as zh-TW; default: the POSIX locale) sets
 the language of the summary, the error lines and the sentences in the JSON (doubts, problems).
+
+``--rack`` says the photo shows a player's rack (every tile is a rack tile); ``--no-rack`` says
+there is no rack in it (every tile lies on the table). Without either, tiles are taken as a rack
+only where the photo shows one, and the summary says so and why.
 
 ``--dice`` reads a Rummikub Dice roll instead (``vision.dice``): the nine top faces with boxes and
 confidences, the referee's best arrangement and score, and doubts.
@@ -41,8 +45,15 @@ def _summary(data: dict) -> str:
         lines.append("  " + _("Loose: {tiles}").format(tiles=" ".join(tiles[i]["tile"] for i in loose)))
     rack = data.get("rack") or []
     if rack:
-        rack_tiles = " ".join(tiles[i]["tile"] for i in rack)
+        cut = set(data.get("rack_cut") or [])
+        rows = data.get("rack_rows") or [rack]
+        rack_tiles = " | ".join(" ".join(tiles[i]["tile"] for i in row if i not in cut) for row in rows)
         lines.append("  " + _("rack: {tiles} ({points} points)").format(tiles=rack_tiles, points=data.get("rack_points", 0)))
+        if cut:
+            lines.append("  " + _("cut by the photo's edge, not counted: {tiles}").format(
+                tiles=" ".join(tiles[i]["tile"] for i in rack if i in cut)))
+        if data.get("rack_note"):
+            lines.append("  " + data["rack_note"])
     for d in data.get("doubts", []):
         lines.append("  " + _("doubt: {message}").format(message=d.get("message") or d))
     return "\n".join(lines)
@@ -57,7 +68,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("photo", help="JPEG or PNG photo of a table or a rack")
     parser.add_argument("--json", action="store_true", help="print one JSON object (see DESIGN.md)")
     parser.add_argument("--overlay", metavar="OUT.png", help="also draw the reading on the photo into this file")
-    parser.add_argument("--rack", action="store_true", help="the photo shows a player's rack")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--rack", action="store_true", help="the photo shows a player's rack")
+    which.add_argument("--no-rack", action="store_true",
+                       help="there is no rack in the photo (by default tiles are taken as a rack only where one is seen)")
     parser.add_argument("--profile", metavar="DIR", help="read with a profile taught on your tiles (python -m vision.teach)")
     parser.add_argument("--rules", default="classic", help="rule set: classic or xp (tile counts for decoding)")
     parser.add_argument("--dice", action="store_true", help="the photo shows a Rummikub Dice roll: read the nine top faces")
@@ -113,7 +127,7 @@ def _read(args: argparse.Namespace) -> int:
     try:
         if args.profile:
             reader = reader.with_profile(load_profile(args.profile))
-        reading = reader.read_photo(photo, rules, mode="rack" if args.rack else "table")
+        reading = reader.read_photo(photo, rules, mode="rack" if args.rack else ("flat" if args.no_rack else "table"))
     except ProfileError as exc:
         _error(exc)
         return 2

@@ -11,9 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from referee.i18n import _
 from referee.tiles import Tile
+from vision.layout import RackCue
 
-__all__ = ["ReadTile", "ReadSet", "Doubt", "TableReading", "DOUBT_REASONS", "UNREADABLE"]
+__all__ = ["ReadTile", "ReadSet", "Doubt", "NotTile", "TableReading", "DOUBT_REASONS", "UNREADABLE"]
 
 UNREADABLE = "?"
 """Code of a tile that could not be read (DESIGN.md)."""
@@ -58,6 +60,8 @@ class ReadTile:
             first; the first is the reader's own choice before the rules had their say.
         up_xy: unit vector to the top of the tile's face in image coordinates, ``None`` if unknown.
         detector_confidence: the detector's score that the box is a tile.
+        cut: the photo's edge cuts the tile (its box touches the edge and is smaller than its
+            neighbours'); a cut rack tile is not counted in the rack's total.
     """
 
     tile: Tile | None
@@ -68,6 +72,7 @@ class ReadTile:
     alternatives: tuple[tuple[str, float], ...] = ()
     up_xy: tuple[float, float] | None = None
     detector_confidence: float = 1.0
+    cut: bool = False
 
     @property
     def code(self) -> str:
@@ -81,7 +86,7 @@ class ReadTile:
 
     def to_dict(self) -> dict[str, Any]:
         """``tile``, ``box``, ``confidence``, ``set`` (the contract), then ``rack``,
-        ``alternatives`` ([{tile, p}]), ``up`` ([x, y] or null), ``detector_confidence``."""
+        ``alternatives`` ([{tile, p}]), ``up`` ([x, y] or null), ``detector_confidence``, ``cut``."""
         return {
             "tile": self.code,
             "box": [round(float(v), 1) for v in self.box_xyxy],
@@ -91,6 +96,7 @@ class ReadTile:
             "alternatives": _alternatives_dict(self.alternatives),
             "up": None if self.up_xy is None else [round(float(v), 3) for v in self.up_xy],
             "detector_confidence": round(float(self.detector_confidence), 4),
+            "cut": self.cut,
         }
 
 
@@ -169,6 +175,23 @@ class Doubt:
 
 
 @dataclass(frozen=True)
+class NotTile:
+    """A box the detector found that is not a tile (left out of :attr:`TableReading.tiles`).
+
+    Attributes:
+        box_xyxy: pixels ``x1, y1, x2, y2`` of the upright photo.
+        reason: why: ``"rack_bar"`` (the rack's bar or the wordmark on it).
+    """
+
+    box_xyxy: tuple[float, float, float, float]
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """``box``, ``reason``."""
+        return {"box": [round(float(v), 1) for v in self.box_xyxy], "reason": self.reason}
+
+
+@dataclass(frozen=True)
 class TableReading:
     """Everything read from one photo.
 
@@ -181,8 +204,11 @@ class TableReading:
         rack_points: what the rack tiles count at the end of a game (joker 30, RULES.md section 1).
         doubts: tiles to check.
         timing_ms: milliseconds per stage; ``total`` for the whole reading.
-        mode: ``"table"`` or ``"rack"`` (the photo was said to show a rack).
+        mode: ``"table"``, ``"rack"`` (the photo was said to show a rack) or ``"flat"`` (said
+            to show no rack).
         rules: name of the rule set the counts were checked against.
+        rack_cues: why tiles were taken as a rack, one per rack (told or seen).
+        not_tiles: boxes found that are not tiles (a rack's bar).
     """
 
     width: int
@@ -196,11 +222,30 @@ class TableReading:
     timing_ms: dict[str, float] = field(default_factory=lambda: {"total": 0.0})
     mode: str = "table"
     rules: str = "classic"
+    rack_cues: tuple[RackCue, ...] = ()
+    not_tiles: tuple[NotTile, ...] = ()
 
     @property
     def rack(self) -> tuple[int, ...]:
         """Indices of every rack tile, row by row."""
         return tuple(i for row in self.rack_rows for i in row)
+
+    @property
+    def rack_counted(self) -> tuple[int, ...]:
+        """Rack tiles in reading order (tiers top first, left to right), cut tiles left out."""
+        return tuple(i for i in self.rack if not self.tiles[i].cut)
+
+    def rack_note(self) -> str | None:
+        """Why tiles were taken as a rack, as a sentence a player understands; None without a rack."""
+        if not self.rack_rows:
+            return None
+        if any(c.source == "told" for c in self.rack_cues):
+            return _("You said this photo shows a rack: every tile was read as a rack tile.")
+        if self.rack_cues and all(c.source == "kept" for c in self.rack_cues):
+            return _("{count} tiles stand on the rack seen in the photo. "
+                     "If there is no rack in this photo, say so and read it again.").format(count=len(self.rack))
+        return _("{count} tiles were taken as a rack: they stand in rows on a bar unlike the table around it. "
+                 "If there is no rack in this photo, say so and read it again.").format(count=len(self.rack))
 
     @property
     def table(self) -> list[list[Tile | None]]:
@@ -209,7 +254,11 @@ class TableReading:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON of DESIGN.md (``image``, ``tiles``, ``sets``, ``doubts``, ``timing_ms``) plus
-        ``mode``, ``rules``, ``loose``, ``rack``, ``rack_rows`` and ``rack_points``."""
+        ``mode``, ``rules``, ``loose``, ``rack`` (reading order), ``rack_rows``, ``rack_points``
+        (cut tiles not counted), ``rack_tiles`` (codes in reading order, cut tiles left out),
+        ``rack_cut`` (indices of cut rack tiles), ``rack_cues`` (why: ``source`` told or seen,
+        ``rows``, ``tiles``, ``backdrop_share``, ``bar_contrast``), ``rack_note`` (the same as a
+        sentence, or null) and ``not_tiles`` ([{box, reason}])."""
         return {
             "image": {"width": int(self.width), "height": int(self.height)},
             "tiles": [t.to_dict() for t in self.tiles],
@@ -222,4 +271,9 @@ class TableReading:
             "rack": list(self.rack),
             "rack_rows": [list(r) for r in self.rack_rows],
             "rack_points": int(self.rack_points),
+            "rack_tiles": [self.tiles[i].code for i in self.rack_counted],
+            "rack_cut": [i for i in self.rack if self.tiles[i].cut],
+            "rack_cues": [c.to_dict() for c in self.rack_cues],
+            "rack_note": self.rack_note(),
+            "not_tiles": [t.to_dict() for t in self.not_tiles],
         }

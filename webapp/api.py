@@ -312,11 +312,22 @@ async def read_photo(
     mode: Mode = Form("table", description='"table" for the table, "rack" for one player\'s rack.'),
     preset: Literal["classic", "xp"] = Form("classic", description="Tile set (2 or 3 copies of each tile)."),
     profile: str | None = Form(None, max_length=100, description=PROFILE_FIELD),
+    no_rack: bool = Form(False, description="The player says there is no rack in this table photo (by default "
+                                             "tiles are taken as a rack only where one shows; rack_note says why)."),
     rt: Runtime = Depends(get_runtime),
 ) -> dict[str, Any]:
     """Every tile's code and box, the sets as they lie with the referee's verdict, loose and rack
     tiles, and the reader's doubts."""
-    return await _photo(rt, photo, RuleSet.preset(preset), mode, profile)
+    return await _photo(rt, photo, RuleSet.preset(preset), _reading_mode(mode, no_rack), profile)
+
+
+def _reading_mode(mode: str, no_rack: bool) -> str:
+    """The reader's mode: "flat" when the player says a table photo shows no rack."""
+    if not no_rack:
+        return mode
+    if mode == "rack":
+        raise ValueError(_("A rack photo cannot also have no rack: choose one."))
+    return "flat"
 
 
 @router.post(
@@ -331,8 +342,10 @@ async def photo_overlay(
     mode: Mode = Form("table"),
     preset: Literal["classic", "xp"] = Form("classic"),
     profile: str | None = Form(None, max_length=100, description=PROFILE_FIELD),
+    no_rack: bool = Form(False),
     rt: Runtime = Depends(get_runtime),
 ) -> Response:
+    mode = _reading_mode(mode, no_rack)
     reader = require_reader(rt)
     data = await read_upload(photo, rt.settings.max_upload_bytes)
 
@@ -369,7 +382,9 @@ def _corrected_reading(body: CorrectionIn) -> dict[str, Any]:
         raise ValueError(_("A tile's box lies outside the {width} x {height} photo.").format(width=w, height=h))
     up = np.array([t.up if t.up is not None else (np.nan, np.nan) for t in kept], dtype=np.float32).reshape(-1, 2)
     det = TileDetections(boxes, np.ones(len(kept), dtype=np.float32), probs, up)
-    reading = build_reading((w, h), det, rules, body.mode)
+    # Without the photo no rack can be seen anew: the tiles that stood on one keep standing there.
+    rack_tiles = [i for i, t in enumerate(kept) if t.rack] if body.mode == "table" else None
+    reading = build_reading((w, h), det, rules, body.mode, rack_tiles=rack_tiles)
     return reading_out(reading.to_dict(), rules, body.mode)
 
 

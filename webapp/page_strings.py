@@ -187,6 +187,8 @@ PAGE_STRINGS: dict[str, str] = {
     # TRANSLATORS: a small tag before a doubt whose tile, read otherwise, would change a set's verdict.
     "doubt_changes": N_("changes the verdict"),
     "doubts_show_all": N_("Show all {count}"),
+    # TRANSLATORS: a checkbox beside a table photo: the player says no rack shows in it.
+    "no_rack": N_("No rack in this photo"),
     "set_n": N_("Set {n}"),
     "tap_to_fix": N_("Tap a tile on the photo to correct it."),
     "no_tiles": N_("No tiles were found in this photo."),

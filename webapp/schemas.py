@@ -200,7 +200,7 @@ class ReadingOut(Out):
     referee's verdict on the table."""
 
     image: ImageSizeOut
-    mode: Literal["table", "rack"] = "table"
+    mode: Literal["table", "rack", "flat"] = "table"
     tiles: list[TileOut]
     sets: list[dict[str, Any]]
     loose: list[int] = Field([], description="Indices into tiles of tiles outside any set.")
@@ -210,7 +210,10 @@ class ReadingOut(Out):
     timing_ms: dict[str, float] = {}
     verdict: TableVerdictOut
     table: list[str] = Field([], description="The sets in notation, ready for the other checks.")
-    rack_tiles: str = Field("", description="The rack tiles in notation.")
+    rack_tiles: str = Field("", description="The rack tiles in notation, in reading order (tiers top first, "
+                                            "left to right; tiles cut by the photo's edge left out).")
+    rack_note: str | None = Field(None, description="Why tiles were taken as a rack (the player said so, or the "
+                                                    "rack shows in the photo), as a sentence; null without a rack.")
     loose_tiles: str = Field("", description="The loose tiles in notation (unreadable ones left out), for the "
                              "typed checks' loose fields.")
     profile: str | None = Field(None, description="The taught profile the photo was read with (null: none).")
@@ -246,6 +249,8 @@ class CorrectedTileIn(In):
     )
     up: list[float] | None = Field(None, min_length=2, max_length=2,
                                    description="The tile's up vector from the reading, if it had one.")
+    rack: bool = Field(False, description="The tile stood on a rack in the reading (a rack seen in the photo "
+                                          "stays one when tiles are corrected).")
 
 
 class CorrectionIn(In):
@@ -253,7 +258,7 @@ class CorrectionIn(In):
 
     image: ImageSizeOut
     tiles: list[CorrectedTileIn] = Field(max_length=400)
-    mode: Literal["table", "rack"] = "table"
+    mode: Literal["table", "rack", "flat"] = "table"
     rules: RulesIn = RulesIn()
 
 

@@ -79,7 +79,7 @@ class LabelReader:
         h, w = image_bgr.shape[:2]
         boxes = boxes * np.array([w / width, h / height, w / width, h / height], dtype=np.float32)
         det = TileDetections.from_tiles(boxes, [parse_tile(c) for c in codes])
-        return build_reading((w, h), det, rules or RuleSet.classic(), mode)
+        return build_reading((w, h), det, rules or RuleSet.classic(), mode, image_bgr)
 
 
 @dataclass

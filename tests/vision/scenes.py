@@ -110,3 +110,22 @@ def table_scene(notation: str, rows: int | None = None) -> Scene:
         row, col = divmod(k, per_row)
         scene.add_set(col * 8.0, row * (ASPECT + 1.2), len(tiles), tiles=tiles)
     return scene
+
+
+def draw_photo(boxes: np.ndarray, size: tuple[int, int] = (1600, 1200), table_bgr: tuple[int, int, int] = (150, 170, 190),
+               rack_of: list[int] | None = None, rack_bgr: tuple[int, int, int] = (25, 25, 25)) -> np.ndarray:
+    """A plain photo for the boxes: a table, cream tiles, and, behind the tiles ``rack_of``, a
+    rack: its back wall and bar a little wider than the tiles and a lip under them."""
+    w, h = size
+    img = np.empty((h, w, 3), np.uint8)
+    img[:] = table_bgr
+    if rack_of:
+        b = boxes[rack_of]
+        tile_w = float(np.median(b[:, 2] - b[:, 0]))
+        tile_h = float(np.median(b[:, 3] - b[:, 1]))
+        x1, y1 = int(b[:, 0].min() - 0.6 * tile_w), int(b[:, 1].min() - 0.1 * tile_h)
+        x2, y2 = int(b[:, 2].max() + 0.6 * tile_w), int(b[:, 3].max() + 0.2 * tile_h)
+        img[max(0, y1):y2, max(0, x1):x2] = rack_bgr
+    for x1, y1, x2, y2 in np.round(boxes).astype(int):
+        img[max(0, y1):y2, max(0, x1):x2] = (215, 235, 245)
+    return img

@@ -9,7 +9,7 @@ import pytest
 
 from referee.ruleset import RuleSet
 from referee.tiles import Tile, parse_tile, parse_tiles
-from tests.vision.scenes import Scene, table_scene
+from tests.vision.scenes import Scene, draw_photo, table_scene
 from vision.decode import CANDIDATE_FLOOR, CONFIDENT, build_reading
 from vision.detections import N_CODES, TileDetections
 from vision.reading import TableReading
@@ -193,9 +193,92 @@ def test_orientation_flip_decides_six_or_nine_on_a_rack() -> None:
     assert reading.tiles[nine].code == "K6"
     (doubt,) = reading.doubts
     assert doubt.reason == "changed_for_orientation"
-    # A confident 9 is never turned, whatever its up vector says.
+    assert "stands upright on the rack" in doubt.message
+    # On a rack the upright decides, however sure the reader was (issue 14: not a guess).
     reading = _read(scene, {nine: {"K9": 0.95, "K6": 0.05}}, mode="rack", with_up=True, up_override=flipped)
-    assert reading.tiles[nine].code == "K9"
+    assert reading.tiles[nine].code == "K6"
+    # Standing the right way up, a 9 stays a 9.
+    reading = _read(scene, {nine: {"K9": 0.95, "K6": 0.05}}, mode="rack", with_up=True)
+    assert reading.tiles[nine].code == "K9" and reading.doubts == ()
+
+
+def test_confident_six_on_the_table_is_never_turned() -> None:
+    scene = table_scene("K4 K5 K6 K7")
+    six = _index_of(scene, "K6")
+    reading = _read(scene, {six: {"K6": 0.95, "K9": 0.05}}, with_up=True, up_override={six: (0.0, 1.0)})
+    assert reading.tiles[six].code == "K6"
+
+
+def test_rack_tiles_come_in_reading_order() -> None:
+    # Two tiers, the lower one shifted: the rack's tiles read top tier first, each left to right.
+    scene = Scene()
+    top = scene.add_rack_row(0, 0, [True, False, True, True], tiles=parse_tiles("R1 R2 R3"))
+    bottom = scene.add_rack_row(0.4, 1.43, [True, True], tiles=parse_tiles("B7 B8"))
+    order = list(range(len(scene.tiles)))
+    rng = np.random.default_rng(3)
+    rng.shuffle(order)  # the detector's order is any order
+    shuffled = Scene(tiles=[scene.tiles[i] for i in order])
+    shuffled.centres = [scene.centres[i] for i in order]
+    shuffled.angles = [scene.angles[i] for i in order]
+    reading = _read(shuffled, mode="rack")
+    assert [reading.tiles[i].code for i in reading.rack] == ["R1", "R2", "R3", "B7", "B8"]
+    assert reading.to_dict()["rack_tiles"] == ["R1", "R2", "R3", "B7", "B8"]
+    assert [len(r) for r in reading.rack_rows] == [len(top), len(bottom)]
+
+
+def test_rack_bar_is_not_a_tile() -> None:
+    scene = Scene()
+    scene.add_rack_row(0, 0, [True] * 5, tiles=parse_tiles("R1 R2 R3 R4 R5"))
+    boxes, _ = scene.view(px=50)
+    # The wordmark on the rack's bar, found as a short wide box under the tiles.
+    bar = np.array([[boxes[1, 0], boxes[:, 3].max() + 8, boxes[3, 2], boxes[:, 3].max() + 26]])
+    probs = np.vstack([_onehot(scene.tiles), _dist({"K1": 0.4, "K11": 0.3})[None, :]])
+    det = TileDetections(np.vstack([boxes, bar]), np.ones(6), probs)
+    reading = build_reading((1600, 1200), det, RuleSet.classic(), "rack")
+    assert len(reading.tiles) == 5 and reading.rack_points == 15
+    assert [t.reason for t in reading.not_tiles] == ["rack_bar"]
+    assert reading.to_dict()["not_tiles"][0]["box"] == [round(float(v), 1) for v in bar[0]]
+
+
+def test_tile_cut_by_the_photo_edge_is_reported_and_not_counted() -> None:
+    scene = Scene()
+    scene.add_rack_row(0, 0, [True] * 5, tiles=parse_tiles("R1 R2 R3 R4 R13"))
+    boxes, _ = scene.view(px=50)
+    width = int(boxes[4, 0] + 0.4 * (boxes[4, 2] - boxes[4, 0]))  # the photo ends inside the last tile
+    boxes[4, 2] = width
+    det = TileDetections(boxes, np.ones(5), _onehot(scene.tiles))
+    reading = build_reading((width, 1200), det, RuleSet.classic(), "rack")
+    assert [t.cut for t in reading.tiles] == [False, False, False, False, True]
+    assert reading.rack_points == 1 + 2 + 3 + 4  # not guessed into the total
+    data = reading.to_dict()
+    assert data["rack_cut"] == [4] and data["rack_tiles"] == ["R1", "R2", "R3", "R4"]
+    assert data["tiles"][4]["cut"] is True
+    # A whole tile touching the edge is not cut.
+    boxes2, _ = scene.view(px=50)
+    det = TileDetections(boxes2, np.ones(5), _onehot(scene.tiles))
+    assert not any(t.cut for t in build_reading((int(np.ceil(boxes2[4, 2])), 1200), det, RuleSet.classic(), "rack").tiles)
+
+
+def test_rack_seen_in_the_photo_and_why() -> None:
+    scene = Scene()
+    scene.add_rack_row(0, 0, [True, True, False, True, True, True], tiles=parse_tiles("R1 R2 R3 R4 R5"))
+    scene.add_rack_row(0.3, 1.43, [True, False, True, True], tiles=parse_tiles("B1 B2 B3"))
+    boxes, _ = scene.view(px=50)
+    det = TileDetections(boxes, np.ones(len(boxes)), _onehot(scene.tiles))
+    photo = draw_photo(boxes, rack_of=list(range(len(boxes))))
+    reading = build_reading((1600, 1200), det, RuleSet.classic(), "table", photo)
+    assert len(reading.rack) == 8 and reading.sets == ()
+    assert reading.rack_cues[0].source == "seen"
+    assert "8 tiles were taken as a rack" in reading.rack_note()
+    assert reading.to_dict()["rack_cues"][0]["rows"] == 2
+    # The same tiles lying flat on a table (no rack behind them): sets, no rack, no note.
+    flat = build_reading((1600, 1200), det, RuleSet.classic(), "table", draw_photo(boxes))
+    assert flat.rack == () and flat.rack_note() is None and len(flat.sets) >= 2
+    # The player says there is no rack: none, even where one shows.
+    told_flat = build_reading((1600, 1200), det, RuleSet.classic(), "flat", photo)
+    assert told_flat.rack == () and told_flat.mode == "flat"
+    told = build_reading((1600, 1200), det, RuleSet.classic(), "rack")
+    assert told.rack_cues[0].source == "told" and "You said" in told.rack_note()
 
 
 def test_rack_reading_and_penalty_total() -> None:

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from tests.vision.scenes import Scene
-from vision.layout import Layout, group_sets, tile_widths
+from tests.vision.scenes import Scene, draw_photo
+from vision.layout import RACK_BAR_CONTRAST, RACK_BACKDROP_SHARE, Layout, group_sets, tile_widths
 
 
 def _as_sets(layout: Layout) -> set[frozenset[int]]:
@@ -141,21 +141,63 @@ def _rack(two_rows: bool = True) -> Scene:
     return s
 
 
+def _rack_tiles(s: Scene) -> list[int]:
+    return [i for r in s.rack_rows for i in r]
+
+
 def test_rack_with_two_rows_is_found() -> None:
     s = _rack()
     boxes, _ = s.view(px=60)
-    layout = group_sets(boxes)
+    layout = group_sets(boxes, image_bgr=draw_photo(boxes, rack_of=_rack_tiles(s)))
     assert [set(r) for r in layout.rack_rows] == [set(r) for r in s.rack_rows]
     assert layout.sets == () and layout.loose == ()
     for row in layout.rack_rows:  # left to right
         assert list(row) == sorted(row, key=lambda i: boxes[i, 0])
+    (cue,) = layout.racks
+    assert cue.source == "seen" and cue.rows == 2 and cue.tiles == len(boxes)
+    assert cue.backdrop_share is not None and cue.backdrop_share >= RACK_BACKDROP_SHARE
+    assert cue.bar_contrast is not None and cue.bar_contrast >= RACK_BAR_CONTRAST
+
+
+def test_the_same_rows_lying_flat_are_not_a_rack() -> None:
+    # Issue 15: tiles lying in rows on a floor, photographed from above, have the boxes of a
+    # rack seen from the front; no rack shows between and under them, so they are table tiles.
+    s = _rack()
+    boxes, _ = s.view(px=60)
+    for table in ((150, 170, 190), (30, 30, 30), (60, 90, 140)):
+        layout = group_sets(boxes, image_bgr=draw_photo(boxes, table_bgr=table))
+        assert layout.rack_rows == () and layout.racks == (), table
+    # Without the photo no rack is seen either; told "flat", none even where one shows.
+    assert group_sets(boxes).rack_rows == ()
+    assert group_sets(boxes, mode="flat", image_bgr=draw_photo(boxes, rack_of=_rack_tiles(s))).rack_rows == ()
+
+
+def test_rack_seen_in_a_photo_decoded_smaller() -> None:
+    # The reader decodes a 12-MP JPEG at the size it needs; boxes stay in the full photo's pixels.
+    import cv2
+
+    s = _rack()
+    boxes, _ = s.view(px=60)
+    photo = draw_photo(boxes, rack_of=_rack_tiles(s))
+    half = cv2.resize(photo, (photo.shape[1] // 2, photo.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    layout = group_sets(boxes, image_bgr=half, image_scale=2.0)
+    assert [set(r) for r in layout.rack_rows] == [set(r) for r in s.rack_rows]
+    with pytest.raises(ValueError, match="image_scale"):
+        group_sets(boxes, image_bgr=half, image_scale=0.0)
+
+
+def test_a_rack_the_colour_of_the_table_is_not_seen() -> None:
+    s = _rack()
+    boxes, _ = s.view(px=60)
+    photo = draw_photo(boxes, table_bgr=(40, 40, 40), rack_of=_rack_tiles(s), rack_bgr=(40, 40, 40))
+    assert group_sets(boxes, image_bgr=photo).rack_rows == ()
 
 
 def test_rack_beside_table_sets() -> None:
     s = _rack()
     table = s.add_set(0, 6.0, 4, gap=0.02)
     boxes, _ = s.view(px=40)
-    layout = group_sets(boxes)
+    layout = group_sets(boxes, image_bgr=draw_photo(boxes, rack_of=_rack_tiles(s)))
     assert {frozenset(r) for r in layout.rack_rows} == {frozenset(r) for r in s.rack_rows}
     assert _as_sets(layout) == {frozenset(table)}
 
@@ -163,9 +205,10 @@ def test_rack_beside_table_sets() -> None:
 def test_rack_mode_when_the_user_says_so() -> None:
     s = _rack(two_rows=False)
     boxes, _ = s.view(px=60)
-    # One row of a rack looks like table sets; told, it is a rack.
+    # Without the photo nothing shows a rack; told, it is a rack.
     assert group_sets(boxes).rack_rows == ()
     layout = group_sets(boxes, mode="rack")
+    assert layout.racks[0].source == "told"
     assert layout.rack_rows == (tuple(sorted(s.rack_rows[0], key=lambda i: boxes[i, 0])),)
     assert layout.sets == () and layout.loose == ()
 

@@ -188,6 +188,12 @@ function setupSlot(slot) {
   };
   $(".file-camera", slot).addEventListener("change", onFile);
   $(".file-pick", slot).addEventListener("change", onFile);
+  // A table photo may show a rack beside the sets; the player can say there is none (issue 15).
+  const noRack = $(".no-rack", slot);
+  $(".no-rack-option", slot).hidden = slot.dataset.mode !== "table";
+  noRack.addEventListener("change", () => {
+    if (slot.file) { slot.corrected = false; readSlot(slot, true); }
+  });
   const live = $(".live", slot);
   if (LIVE_OK) {
     live.addEventListener("click", () => openLive(slot, (file) => handlePhoto(slot, file)));
@@ -276,6 +282,7 @@ async function readSlot(slot, fill) {
       renderDice(slot, fill ? data.best : null, fill);
     } else {
       form.append("mode", slot.dataset.mode);
+      if (slot.dataset.mode === "table") form.append("no_rack", $(".no-rack", slot).checked ? "true" : "false");
       form.append("preset", currentRules().name || "classic");
       const profile = chosenProfile();  // the player's taught tiles, if chosen on the "My tiles" screen
       if (profile) form.append("profile", profile);
@@ -471,6 +478,8 @@ function renderReading(slot, fill = true) {
     parts.push(tableVerdict(reading.verdict));
     const rackCodes = (reading.rack || []).map((i) => reading.tiles[i].tile);
     if (rackCodes.length) parts.push(el("p", {}, el("strong", { text: t("rack_read") }), " ", tiles(rackCodes)));
+    // Why those tiles were taken as a rack (and how to say there is none).
+    if (reading.rack_note) parts.push(el("p", { class: "muted rack-note", text: reading.rack_note }));
   }
   parts.push(...doubtList(slot));
   if (reading.tiles.length) parts.push(el("p", { class: "muted small", text: t("tap_to_fix") }));
@@ -600,7 +609,7 @@ async function correctSlot(slot, codes, fill) {
     image: reading.image,
     mode: reading.mode,
     rules: currentRules(),
-    tiles: reading.tiles.map((item, i) => ({ box: item.box, tile: codes[i], up: item.up || null })),
+    tiles: reading.tiles.map((item, i) => ({ box: item.box, tile: codes[i], up: item.up || null, rack: !!item.rack })),
   };
   try {
     slot.reading = await api("POST", "/api/photo/correct", body);
