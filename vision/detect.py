@@ -54,11 +54,13 @@ class DetectorSettings:
     quarters_overlap: float = 0.2
     """Share of each quarter's width and height that overlaps its neighbour, so that a tile cut
     by one quarter's edge lies whole in the next (``datasets.zoom_crops`` trains on the same)."""
-    ocr_below: float = 0.6
+    ocr_below: float = 0.0
     """A tile whose most probable number has less than this probability gets a second opinion
-    from the general text recogniser (``vision.ocr``), when it is installed. 0: never. Chosen on
-    validation (``python -m vision.tune``): real valid F1 0.9979 either way, 70 rendered val
-    scenes 0.7903 -> 0.8007 (models/README.md)."""
+    from the general text recogniser (``vision.ocr``, the ``ocr`` extra), when it is installed.
+    0: never (the default). Measured on validation (``python -m vision.tune``, models/README.md):
+    with the shipped models 0.6 reads 70 rendered val scenes at F1 0.7886 against 0.7898 without,
+    real valid 1.0 either way; on the rendered held-out font families it helps (bookman 0.58 ->
+    0.71 read right), so it stays a setting to measure again with the next reader."""
     ocr_weight: float = 1.0
     """Exponent of the recogniser's number probabilities in the product with the reader's."""
     ocr_max_tiles: int = 16

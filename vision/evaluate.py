@@ -252,11 +252,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mode", choices=("auto", "table", "rack"), default="auto",
                         help="reading mode: auto (rendered rack scenes as racks, the rest as tables; default), table or rack")
     parser.add_argument("--quiet", action="store_true", help="no per-photo error lines")
+    parser.add_argument("--ocr-below", type=float, default=None,
+                        help="second opinion from the text recogniser below this reader confidence (default: the shipped setting; 0 off)")
     args = parser.parse_args(argv)
     from referee.ruleset import RuleSet
     from vision.pipeline import load_reader
 
     reader = load_reader(args.models)
+    if args.ocr_below is not None:
+        from dataclasses import replace
+
+        reader.model.settings = replace(reader.model.settings, ocr_below=args.ocr_below)
 
     results = {}
     for folder in args.folders:
