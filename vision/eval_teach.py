@@ -23,7 +23,7 @@ SCENES = {"rack": 0.55, "mixed": 0.2, "table": 0.25}
 
 
 def _f1(reader, images: list[tuple[np.ndarray, dict]]) -> dict:
-    from vision.evaluate import Report, _covered, match
+    from vision.evaluate.tiles import Report, _covered, match
     from referee.tiles import parse_tile
 
     total = Report()

@@ -175,7 +175,7 @@ def decode_photo(
             warnings.simplefilter("ignore")  # odd EXIF and the like: judged below, not warned about
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             image = Image.open(io.BytesIO(data))
-    # ImportError: once ultralytics is imported in the same process (training, vision.bench, the
+    # ImportError: once ultralytics is imported in the same process (training, vision.evaluate.bench, the
     # test run), it patches Image.open to import an optional HEIF plugin whenever Pillow cannot
     # identify a file; without that plugin, bytes that are no picture raise ImportError instead.
     except (UnidentifiedImageError, ImportError, Image.DecompressionBombWarning, Image.DecompressionBombError) as exc:

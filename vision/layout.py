@@ -64,7 +64,7 @@ __all__ = [
 ]
 
 # The constants below were chosen on the labelled real photos of train and valid only (the test
-# split is reported apart, once): python -m vision.eval_layout --splits train valid --axes --model
+# split is reported apart, once): python -m vision.evaluate.layout --splits train valid --axes --model
 # and a coordinate search over each constant (exact sets minus a quarter of the false sets, summed
 # over label boxes, label boxes with axes and the shipped models' boxes). See the README's figures.
 TILE_ASPECT = 1.4

@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
         if "test" in folder.name:
             p.error(f"{folder} looks like a test split: thresholds are chosen on validation data only")
     from vision.detect import MODELS_DIR, DetectorSettings
-    from vision.evaluate import evaluate
+    from vision.evaluate.tiles import evaluate
     from vision.pipeline import TableReader
 
     reader = TableReader(args.models or MODELS_DIR)

@@ -377,8 +377,8 @@ def test_empty_photo() -> None:
 
 
 def test_simulated_reader_never_changes_confident_tiles_and_fixes_more_than_it_spoils() -> None:
-    """The measurement of ``python -m vision.eval_decode``, on synthetic legal tables."""
-    from vision.eval_decode import DecodeReport, simulate_probs
+    """The measurement of ``python -m vision.evaluate.decode``, on synthetic legal tables."""
+    from vision.evaluate.decode import DecodeReport, simulate_probs
 
     rng = np.random.default_rng(7)
     tables = ["R5 R6 R7 | K3 B3 O3 R3 | B9 B10 B11 B12 | O1 O2 J | K13 R13 B13 | O6 O7 O8 O9",
@@ -403,7 +403,7 @@ def test_simulated_reader_on_the_real_labelled_sets() -> None:
     """Measured (5 simulated readings of each of the 66 labelled photos with sets): 494 of 674
     misread uncertain tiles fixed, 6 of 600 right ones spoiled, 0 of 5001 confident ones changed."""
     from datasets.real import real_root
-    from vision.eval_decode import evaluate
+    from vision.evaluate.decode import evaluate
 
     if not (real_root() / "valid").is_dir():
         pytest.skip("the shared real photos (rummikub-real-v1) are not on this machine")

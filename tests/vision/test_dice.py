@@ -270,7 +270,7 @@ def test_face_to_dict() -> None:
 # --------------------------------------------------------------------------- with the shipped model
 # These scenes are drawn like the validation split (training backgrounds, other seeds): they check
 # that the shipped weights serve and read. The held-out split (unseen backgrounds) is measured by
-# vision.eval_dice, and its figures - including the failure on checked tablecloths - are in
+# vision.evaluate.dice, and its figures - including the failure on checked tablecloths - are in
 # datasets/cards/dice.md.
 
 @pytest.fixture(scope="module")

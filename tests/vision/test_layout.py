@@ -276,7 +276,7 @@ def test_set_of_maps_tiles_to_sets() -> None:
 
 def _real_labels():
     from datasets.real import real_root
-    from vision.eval_layout import LABELS_PATH
+    from vision.evaluate.layout import LABELS_PATH
 
     if not (real_root() / "valid").is_dir():
         pytest.skip("the shared real photos (rummikub-real-v1) are not on this machine")
@@ -286,7 +286,7 @@ def _real_labels():
 def test_real_photos_sets_rebuilt_from_labelled_boxes() -> None:
     """Measured: 272 of 277 table sets (98.2%) over the 49 labelled table photos, 90/90 on valid
     and test; every rack photo's rows right when told it is a rack."""
-    from vision.eval_layout import evaluate
+    from vision.evaluate.layout import evaluate
 
     _real_labels()
     totals = evaluate(("valid", "test", "train")).totals()
@@ -299,7 +299,7 @@ def test_real_photos_sets_rebuilt_from_labelled_boxes() -> None:
 
 
 def test_set_labels_file_is_consistent() -> None:
-    from vision.eval_layout import load_set_labels
+    from vision.evaluate.layout import load_set_labels
 
     labels = load_set_labels()
     assert len(labels) >= 180

@@ -37,7 +37,7 @@ def reader():
 @needs_real
 def test_real_test_photos_read(reader) -> None:
     """Five real photos the models never trained on: tiles found and read."""
-    from vision.evaluate import load_labelled, match
+    from vision.evaluate.tiles import load_labelled, match
 
     items = load_labelled(real_root() / "test")
     items = [i for i in items if len(i.tiles) >= 10][:5]
@@ -86,7 +86,7 @@ def test_rendered_scenes_read(reader) -> None:
     """Scenes rendered by datasets.synth from test-split seeds (never trained on): tiles found and read."""
     from datasets.synth import image_seed, render_scene
     from referee.tiles import parse_tile
-    from vision.evaluate import match
+    from vision.evaluate.tiles import match
 
     truth = found = right = 0
     for index in range(4):
@@ -116,7 +116,7 @@ def test_far_shot_quarter_pass_finds_small_tiles() -> None:
     at 512 px its tiles are a few pixels wide. The quarter pass (``quarters_below``) finds more of them
     than the whole-photo pass alone, and changes nothing on the photo at its own size."""
     from vision.detect import DetectorSettings, TileModel
-    from vision.evaluate import load_labelled, match
+    from vision.evaluate.tiles import load_labelled, match
 
     item = max(load_labelled(real_root() / "test"), key=lambda i: len(i.tiles))
     photo = cv2.imread(str(item.path))

@@ -140,7 +140,7 @@ def test_teaching_needs_no_torch() -> None:
     import subprocess
     import sys
 
-    code = "import sys, vision.teach, vision.teach_tile, vision.reader_data; print('torch' in sys.modules)"
+    code = "import sys, vision.teach, vision.teach_tile, vision.train.reader_data; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
     from vision import reader_data, reader_net

@@ -24,7 +24,7 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("ultralytics", reason="training needs the train extra (pip install -e '.[train]')")
-    from vision.train import main
+    from vision.train.detector import main
 
     tmp = tmp_path_factory.mktemp("train")
     out = tmp / "models"
@@ -68,7 +68,7 @@ def test_trained_files_serve_without_torch_objects(trained: Path) -> None:
 def test_dice_reader_trains_through_the_shared_loop(tmp_path: Path) -> None:
     pytest.importorskip("torch", reason="training needs the train extra (pip install -e '.[train]')")
     from datasets.synth_dice import write_split
-    from vision.train import main
+    from vision.train.detector import main
 
     for split in ("train", "val"):
         write_split(tmp_path / "dice", split, 2, seed=0, progress=False)

@@ -1,4 +1,4 @@
-"""Speed of reading a photo, from the JPEG's bytes: ``python -m vision.bench [--json]``.
+"""Speed of reading a photo, from the JPEG's bytes: ``python -m vision.evaluate.bench [--json]``.
 
 The inputs are phone-sized JPEGs (12 megapixels, 4000x3000 or 4624x3468) made on the fly: every
 real photo of the shared test split upscaled (tables), and rendered rack close-ups of the rack test
@@ -73,13 +73,13 @@ def run() -> dict:
     warm = _jpeg(cv2.imread(str(sorted((real_root() / "valid" / "images").glob("*.jpg"))[0])), SIZES[0])
     reader.read_photo(warm)
     try:
-        from vision import yolo_env
+        from vision.train import yolo_env
 
         yolo_env.prepare()
         from ultralytics import YOLO
     except ImportError:
         raise SystemExit("the baseline needs ultralytics: pip install -e '.[train]'") from None
-    model = YOLO(str(Path(__file__).resolve().parent.parent / "models" / "tile_detector.pt"))
+    model = YOLO(str(Path(__file__).resolve().parents[2] / "models" / "tile_detector.pt"))
     imgsz = reader.model.det_size[0]
 
     def baseline(data: bytes) -> None:
@@ -116,7 +116,7 @@ def run() -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vision.bench", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m vision.evaluate.bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     results = run()

@@ -1,5 +1,5 @@
 """How often rule-aware decoding fixes a misread tile, and how often it spoils a right one:
-``python -m vision.eval_decode``.
+``python -m vision.evaluate.decode``.
 
 The reader's probabilities are simulated with a seeded model of its typical confusions (6/9, 1/7,
 3/8, 12/13, 10/11, orange/red, black/blue; see :func:`simulate_probs`), on tiles whose truth is
@@ -142,7 +142,7 @@ Photo = tuple[tuple[int, int], np.ndarray, list[Tile], "np.ndarray | None"]
 
 def _real_photos(splits: list[str]) -> Iterator[Photo]:
     from datasets.real import load_split
-    from vision.eval_layout import load_set_labels
+    from vision.evaluate.layout import load_set_labels
 
     labels = load_set_labels()
     for split in splits:
@@ -205,7 +205,7 @@ def evaluate_model(splits: tuple[str, ...] = ("valid", "test"), rules: RuleSet =
 
     from datasets.real import load_split
     from referee.tiles import parse_tile
-    from vision.eval_layout import _match, load_set_labels
+    from vision.evaluate.layout import _match, load_set_labels
     from vision.pipeline import TableReader, load_reader
 
     reader = TableReader(models_dir) if models_dir else load_reader()
@@ -253,7 +253,7 @@ def _print(report: DecodeReport, title: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vision.eval_decode", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m vision.evaluate.decode", description=__doc__.split("\n\n")[0])
     parser.add_argument("--source", choices=["real", "rendered", "both"], default="real")
     parser.add_argument("--splits", nargs="+", default=["valid", "test", "train"], choices=["train", "valid", "test"])
     parser.add_argument("--rendered", type=int, default=100, help="rendered scenes (about 0.7 s each)")

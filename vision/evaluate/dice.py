@@ -1,4 +1,4 @@
-"""Measure the dice reader on rendered scenes: ``python -m vision.eval_dice [--data data/dice/test]``.
+"""Measure the dice reader on rendered scenes: ``python -m vision.evaluate.dice [--data data/dice/test]``.
 
 Figures (held-out synthetic test split by default, see datasets/cards/dice.md for how it differs
 from training):
@@ -31,7 +31,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CARD = ROOT / "datasets" / "cards" / "dice.md"
 MARK_START = "<!-- eval:start -->"
 MARK_END = "<!-- eval:end -->"
@@ -205,7 +205,7 @@ def _card_block(r: dict[str, Any], reader: str) -> str:
     few = r["fewer_than_nine_flagged"]
     lines = [
         MARK_START,
-        f"Measured {r['date']} with `python -m vision.eval_dice --data {_shown(r['data'])}` "
+        f"Measured {r['date']} with `python -m vision.evaluate.dice --data {_shown(r['data'])}` "
         f"(reader: `{reader}`), {r['photos']} photos, {r['dice']} dice:",
         "",
         "| figure | value |",
@@ -251,7 +251,7 @@ def write_cards(result: dict[str, Any], models_dir: Path, reader: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vision.eval_dice", description="Measure the dice reader on rendered scenes.")
+    parser = argparse.ArgumentParser(prog="python -m vision.evaluate.dice", description="Measure the dice reader on rendered scenes.")
     parser.add_argument("--data", default=str(ROOT / "data" / "dice" / "test"), help="a split folder of datasets.synth_dice")
     parser.add_argument("--models", default=str(ROOT / "models"), help="folder with dice_detector.onnx and the reader")
     parser.add_argument("--reader", default="dice_reader.onnx", help="reader file in --models (tile_reader.onnx to try the tile reader)")

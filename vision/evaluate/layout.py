@@ -1,4 +1,4 @@
-"""How well the layout rebuilds sets on real photos: ``python -m vision.eval_layout``.
+"""How well the layout rebuilds sets on real photos: ``python -m vision.evaluate.layout``.
 
 Compares :func:`vision.layout.group_sets` with the hand labels of set membership in
 ``datasets/labels/sets_real.json`` (see ``datasets/labels/README.md``), on the shared real photos.
@@ -44,7 +44,7 @@ from vision.layout import Layout, group_sets
 
 __all__ = ["LABELS_PATH", "KINDS", "load_set_labels", "PhotoScore", "score_layout", "LayoutReport", "evaluate", "main"]
 
-LABELS_PATH = Path(__file__).resolve().parent.parent / "datasets" / "labels" / "sets_real.json"
+LABELS_PATH = Path(__file__).resolve().parents[2] / "datasets" / "labels" / "sets_real.json"
 KINDS = ("table", "pile", "spread", "rack", "single")
 IOU_MATCH = 0.5
 
@@ -354,7 +354,7 @@ def _print(report: LayoutReport, title: str, show_failures: bool) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vision.eval_layout", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m vision.evaluate.layout", description=__doc__.split("\n\n")[0])
     parser.add_argument("--splits", nargs="+", default=["valid", "test"], choices=["train", "valid", "test"])
     parser.add_argument("--model", nargs="?", const="", default=None, metavar="MODELS_DIR",
                         help="also lay out the shipped models' detections (optionally from another models folder)")

@@ -70,8 +70,8 @@ def _render_if_missing(folder: Path, train: int, seed: int) -> dict | None:
 
 def run_all(args: argparse.Namespace) -> dict:
     """Render (if needed), train the detector, then the reader, within ``args.hours``; returns the run record."""
-    from vision.train import train_detector
-    from vision.train_reader import train_reader
+    from vision.train.detector import train_detector
+    from vision.train.reader import train_reader
 
     if not args.hours > 0:
         raise SystemExit("--hours must be more than 0")

@@ -6,7 +6,7 @@ Two networks share the work (see models/README.md for the measured comparison):
 * the **reader**, a small CNN on crops cut from the full-resolution photo: number, colour, joker.
 
 Each command writes weights (ONNX for serving, .pt for resuming) and a model card to ``models/``;
-``all`` trains both, one after the other, under one time budget (:mod:`vision.train_all`).
+``all`` trains both, one after the other, under one time budget (:mod:`vision.train.all_stages`).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import time
 from datetime import date
 from pathlib import Path
 
-from vision import yolo_env
+from vision.train import yolo_env
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MODELS = ROOT / "models"
 WORK = ROOT / "data"
 
@@ -136,7 +136,7 @@ def finish_detector(best: Path, args: argparse.Namespace, minutes: float, result
     onnx_path = Path(model.export(format="onnx", imgsz=args.imgsz, simplify=True, dynamic=False, opset=17))
     target = out / f"{name}.onnx"
     shutil.copyfile(onnx_path, target)
-    from vision.onnx_compact import compact
+    from vision.train.onnx_compact import compact
 
     compact(target)  # float16 storage, float32 compute: half the repository weight
     shutil.copyfile(best, out / f"{name}.pt")
@@ -208,22 +208,22 @@ def main(argv: list[str] | None = None) -> int:
                     help="also crop real tiles around the boxes this trained detector draws for them")
     rd.add_argument("--out", default=str(MODELS))
     full = sub.add_parser("all", help="the whole tile model from scratch under one time budget: render if needed, detector, reader")
-    from vision.train_all import add_arguments
+    from vision.train.all_stages import add_arguments
 
     add_arguments(full, MODELS, WORK)
     args = parser.parse_args(argv)
     if args.what == "all":
-        from vision.train_all import run_all
+        from vision.train.all_stages import run_all
 
         run_all(args)
     elif args.what == "detector":
         train_detector(args)
     elif args.what == "reader" and "dice" in args.data.split(","):
-        from vision.train_dice import train_dice_reader
+        from vision.train.dice_reader import train_dice_reader
 
         train_dice_reader(args)
     elif args.what == "reader":
-        from vision.train_reader import train_reader
+        from vision.train.reader import train_reader
 
         train_reader(args)
     return 0

@@ -2,8 +2,8 @@
 network and crops, trained on the top faces of rendered Rummikub Dice scenes.
 
 The network, the crop, the photometric augmentation, the training loop, the evaluation and the
-ONNX export are the tile reader's own (``vision.reader_net``, ``vision.reader_data``,
-``vision.train_reader.fit_reader``). Two
+ONNX export are the tile reader's own (``vision.train.reader_net``, ``vision.train.reader_data``,
+``vision.train.reader.fit_reader``). Two
 things differ: the data - top faces of ``datasets.synth_dice`` scenes, plus visible side faces and
 background boxes as "not a top face" - and the rotation augmentation. Tiles are turned any way on
 the table, so the tile reader learns every rotation. Dice numerals already come in every rotation
@@ -37,7 +37,7 @@ def augment_dice(sample, rng: np.random.Generator, size: int) -> tuple[np.ndarra
     import cv2
 
     from datasets.crops import crop_square
-    from vision.reader_data import PATCH_SIDE, photometric
+    from vision.train.reader_data import PATCH_SIDE, photometric
 
     angle = float(np.clip(rng.normal(0, 7), -MAX_TILT_DEG, MAX_TILT_DEG))
     m = cv2.getRotationMatrix2D((PATCH_SIDE / 2, PATCH_SIDE / 2), angle, rng.uniform(0.85, 1.15))
@@ -59,9 +59,9 @@ def train_dice_reader(args: argparse.Namespace) -> None:
     """Train ReaderNet on dice top-face crops for ``args.epochs`` epochs or ``args.hours`` hours."""
     import torch
 
-    from vision.reader_data import load_dice_samples
-    from vision.reader_net import ReaderNet
-    from vision.train_reader import ReaderRun, Schedule, export_reader, fit_reader
+    from vision.train.reader_data import load_dice_samples
+    from vision.train.reader_net import ReaderNet
+    from vision.train.reader import ReaderRun, Schedule, export_reader, fit_reader
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -87,7 +87,7 @@ def train_dice_reader(args: argparse.Namespace) -> None:
     out = Path(args.out)
     export_reader(net, out / "dice_reader.onnx", args.size)
     card = {
-        "model": "dice_reader", "architecture": f"ReaderNet(width={args.width}) (vision/reader_net.py)",
+        "model": "dice_reader", "architecture": f"ReaderNet(width={args.width}) (vision/train/reader_net.py)",
         "input": f"{args.size}x{args.size} BGR crop, datasets.crops.crop_square of the top-face box",
         "classes": "number 1-13 / joker / none (not a top face); colour K, B, O (yellow), R",
         "data": f"{dice_dir} (python -m datasets.synth_dice), at most {args.dice_images} training photos",

@@ -1,7 +1,7 @@
 """Training of the readers (``python -m vision.train reader``): PyTorch on the CPU, then ONNX.
 
 :func:`fit_reader` is the one training loop of the tile reader and the dice reader
-(``vision.train_dice``): pools of samples drawn with shares, an augmentation, validation sets,
+(``vision.train.dice_reader``): pools of samples drawn with shares, an augmentation, validation sets,
 and a learning rate that anneals on whichever runs out first, the steps or the time budget.
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.reader_data import NONE_CLASS, Sample, augment, load_real_samples, load_synthetic_samples
+from vision.train.reader_data import NONE_CLASS, Sample, augment, load_real_samples, load_synthetic_samples
 
 
 def make_batch(samples: list[Sample], idx: np.ndarray, rng: np.random.Generator, size: int,
@@ -190,7 +190,7 @@ def train_reader(args) -> None:
     """Train the tile reader on real and/or rendered tiles; writes tile_reader.onnx/.pt/.json."""
     import torch
 
-    from vision.reader_net import ReaderNet
+    from vision.train.reader_net import ReaderNet
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -202,7 +202,7 @@ def train_reader(args) -> None:
     if "real" in sources:
         real_pool = load_real_samples("train", rng)
         if args.detector_boxes:
-            from vision.reader_data import load_detector_box_samples
+            from vision.train.reader_data import load_detector_box_samples
 
             real_pool += load_detector_box_samples("train", Path(args.detector_boxes), rng)
         pools.append(real_pool)
@@ -228,7 +228,7 @@ def train_reader(args) -> None:
     out = Path(args.out)
     export_reader(net, out / "tile_reader.onnx", args.size)
     card = {
-        "model": "tile_reader", "architecture": f"ReaderNet(width={args.width}) (vision/reader_net.py)",
+        "model": "tile_reader", "architecture": f"ReaderNet(width={args.width}) (vision/train/reader_net.py)",
         "input": f"{args.size}x{args.size} BGR crop, datasets.crops.crop_square of the detector box",
         "data": args.data, "samples": sum(len(p) for p in pools), "epochs_run": len(history), "steps": steps,
         "batch": args.batch, "training_minutes": round((time.time() - started) / 60, 1), "date": date.today().isoformat(),
@@ -255,7 +255,7 @@ def learning_rate(peak: float, progress: float, warmup: float = 0.03, floor: flo
 def export_reader(net, path: Path, size: int) -> None:
     import torch
 
-    from vision.reader_net import ExportWrapper
+    from vision.train.reader_net import ExportWrapper
 
     wrapper = ExportWrapper(net).eval()
     dummy = torch.zeros(1, 3, size, size)
@@ -265,6 +265,6 @@ def export_reader(net, path: Path, size: int) -> None:
         opset_version=17,
         dynamo=False,
     )
-    from vision.onnx_compact import compact
+    from vision.train.onnx_compact import compact
 
     compact(path)

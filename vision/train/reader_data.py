@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from referee.tiles import Tile
-# The reader's class numbers (vision.reader_net's; a test checks they agree). Not imported from
+# The reader's class numbers (vision.train.reader_net's; a test checks they agree). Not imported from
 # there: it pulls torch, and serving uses photometric() here (teaching a profile, vision.teach).
 JOKER_CLASS = 13
 NONE_CLASS = 14
@@ -136,7 +136,7 @@ def load_detector_box_samples(split: str, models_dir: Path, rng: np.random.Gener
     """
     from datasets import real
     from vision.detect import TileModel
-    from vision.evaluate import match
+    from vision.evaluate.tiles import match
 
     model = TileModel(models_dir)
     samples: list[Sample] = []

@@ -11,7 +11,7 @@ import os
 import shutil
 from pathlib import Path
 
-CONFIG_DIR = Path(__file__).resolve().parent.parent / ".cache" / "ultralytics"
+CONFIG_DIR = Path(__file__).resolve().parents[2] / ".cache" / "ultralytics"
 
 
 def prepare(threads: int | None = None) -> None:
