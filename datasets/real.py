@@ -1,7 +1,8 @@
-"""The shared real photo set (rummikub-real-v1): loading labels and exporting training sets.
+"""The real photo set (rummikub-real-v1): loading labels and exporting training sets.
 
-The photos are CC BY 4.0 (see ../shared/datasets/rummikub-real-v1/ATTRIBUTION.md) and are never
-copied into this repository: tools read them in place and training folders link to them.
+The 230 photos are CC BY 4.0 (Roboflow Universe, see the README's "Data"). Apart from the six test
+fixtures in ``tests/fixtures`` they are not in this repository: tools read them in place (see
+:func:`real_root`) and training folders link to them.
 
 Labels are ultralytics polygon rows with ALPHABETICAL class order (``black_1, black_10, ...``):
 classes are mapped by name, never by index.
@@ -17,15 +18,21 @@ from referee.tiles import Tile, parse_tile
 
 __all__ = ["REAL_ROOT", "LabelledTile", "LabelledPhoto", "load_split", "real_root", "class_names", "corrections", "dropped_rows"]
 
-REAL_ROOT = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "rummikub-real-v1"
+REPO = Path(__file__).resolve().parent.parent
+REAL_ROOT = REPO / "data" / "rummikub-real-v1"
+# Where this team's machines keep the set, beside the repository (used when REAL_ROOT is absent).
+_BESIDE = REPO.parent / "shared" / "datasets" / "rummikub-real-v1"
 CORRECTIONS = Path(__file__).resolve().parent / "labels" / "real_corrections.json"
 SPLITS = ("train", "valid", "test")
 
 
 def real_root() -> Path:
-    """Where the real data set lies: $RUMMIKUB_REAL_DATA, else ../shared/datasets/rummikub-real-v1."""
+    """Where the real data set lies: ``$RUMMIKUB_REAL_DATA``, else ``data/rummikub-real-v1`` in the
+    repository (git-ignored), else the team machines' folder beside the repository."""
     env = os.environ.get("RUMMIKUB_REAL_DATA")
-    return Path(env) if env else REAL_ROOT
+    if env:
+        return Path(env)
+    return REAL_ROOT if REAL_ROOT.is_dir() or not _BESIDE.is_dir() else _BESIDE
 
 
 @dataclass(frozen=True)
@@ -53,18 +60,14 @@ class LabelledPhoto:
 
 def class_names(root: Path | None = None) -> list[str]:
     """Class names in the label files' (alphabetical) index order, read from data.yaml."""
-    root = root or real_root()
-    names: list[str] = []
-    in_names = False
-    for line in (root / "data.yaml").read_text().splitlines():
-        if line.startswith("names:"):
-            in_names = True
-            continue
-        if in_names:
-            if line.startswith("- "):
-                names.append(line[2:].strip())
-            elif line and not line.startswith(" "):
-                break
+    import yaml  # lazy: PyYAML comes with the test and train extras, not the app
+
+    path = (root or real_root()) / "data.yaml"
+    names = yaml.safe_load(path.read_text()).get("names")
+    if isinstance(names, dict):  # ultralytics also writes names as {index: name}
+        names = [names[k] for k in sorted(names)]
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"{path}: 'names' is not a list of class names")
     return names
 
 

@@ -5,8 +5,8 @@ programme): both our modes and the peer, on the same positions, in the same run.
                                   [--objective tiles|points] [--repeat 1] [--clock wall|cpu]
                                   [--only TEXT] [--no-peer] [--no-exact] [--json]
 
-Positions: the shared ones (``--positions``, by default ``../shared/bench/solver_positions.json``
-beside the repository: 206 positions with their optimum) and ``--random`` new positions per size
+Positions: the shared ones (``--positions``, by default ``tests/fixtures/solver_positions.json``:
+206 positions with their optimum) and ``--random`` new positions per size
 class and joker kind, dealt from a seeded generator as the shared ones were (see
 :func:`random_positions`).
 
@@ -43,7 +43,7 @@ from typing import Any
 
 __all__ = ["main", "load_positions", "random_positions", "run"]
 
-DEFAULT_POSITIONS = Path(__file__).resolve().parents[3] / "shared" / "bench" / "solver_positions.json"
+DEFAULT_POSITIONS = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "solver_positions.json"
 
 SIZE_CLASSES: dict[str, tuple[int, int, int]] = {
     "small": (9, 12, 14),

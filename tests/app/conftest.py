@@ -59,7 +59,7 @@ class BlankReader:
 
 @dataclass
 class LabelReader:
-    """A stand-in for the tile models that knows one shared photo's ground truth: its labelled
+    """A stand-in for the tile models that knows one real photo's ground truth: its labelled
     tiles go through the real rule-aware decoding (``vision.decode.build_reading``), scaled to
     the size of the image received (a live-camera frame of the same photo is smaller)."""
 
@@ -147,13 +147,11 @@ def turn_photos(folder: Path) -> tuple[Path, Path, KnownPhotos]:
 
 
 def demo_photo() -> Path:
-    """The shared test photo with the most sets (16 sets, two of them illegal)."""
-    from tests.app.corpus import real_photo_paths
+    """The real test photo with the most sets (16 sets, two of them illegal), in tests/fixtures."""
+    from tests.photos import sample_photos
 
-    photos = [p for p in real_photo_paths() if p.name.startswith("rummy-37_")]
-    if not photos:
-        pytest.skip("the shared data set ../shared/datasets/rummikub-real-v1 is absent")
-    return photos[0]
+    (photo,) = [p for p in sample_photos() if p.name.startswith("rummy-37_")]
+    return photo
 
 
 @pytest.fixture()

@@ -1,8 +1,8 @@
 """A corpus of bad uploads built in memory (never files in the repo), shared by the image and API tests.
 
 Each case is a file name, its bytes and the HTTP statuses a correct server may answer with. The
-bytes are made from a real photo of the shared data set when it is present, else from a drawn image
-(the decoder's guards don't depend on what the photo shows).
+bytes are made from one of the real photos in ``tests/fixtures`` (the decoder's guards don't depend on
+what the photo shows).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import cv2
 import numpy as np
 from PIL import Image
 
-REAL_DATA = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "rummikub-real-v1"
+from tests.photos import sample_photos
+
 
 
 @dataclass(frozen=True)
@@ -32,25 +33,10 @@ class Upload:
     """Acceptable answers: a 4xx with a clear message, or 200 where the picture is still usable."""
 
 
-def real_photo_paths(split: str = "test") -> list[Path]:
-    """Photos of the shared data set (empty when it is absent)."""
-    folder = REAL_DATA / split / "images"
-    return sorted(folder.glob("*.jpg")) if folder.is_dir() else []
-
-
 @lru_cache(maxsize=1)
 def sample_jpeg() -> bytes:
-    """A real photo's bytes, or a drawn 1000 x 750 scene with tile-like boxes."""
-    paths = real_photo_paths()
-    if paths:
-        return paths[0].read_bytes()
-    image = np.full((750, 1000, 3), (60, 120, 40), np.uint8)
-    for i in range(6):
-        cv2.rectangle(image, (100 + i * 70, 300), (160 + i * 70, 390), (235, 235, 235), -1)
-        cv2.putText(image, str(i + 1), (115 + i * 70, 360), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (0, 0, 200), 3)
-    ok, buf = cv2.imencode(".jpg", image)
-    assert ok
-    return buf.tobytes()
+    """A real photo's bytes (the first of the six in ``tests/fixtures``)."""
+    return sample_photos()[0].read_bytes()
 
 
 def png_bomb(side: int = 30_000) -> bytes:
@@ -125,25 +111,12 @@ def _break_png_crc(png: bytes) -> bytes:
     return png[:at] + bytes([png[at] ^ 0xFF]) + png[at + 1 :]
 
 
-def class_names() -> list[str]:
-    """The shared data set's class names (``black_1`` ... ``joker``), in label-id order."""
-    names: list[str] = []
-    in_names = False
-    for line in (REAL_DATA / "data.yaml").read_text().splitlines():
-        if line.startswith("names:"):
-            in_names = True
-        elif in_names and line.startswith("- "):
-            names.append(line[2:].strip())
-        elif in_names and line and not line.startswith(" "):
-            in_names = False
-    return names
-
-
 def photo_labels(photo: Path) -> tuple[np.ndarray, list[str]]:
-    """Ground truth of a shared photo: boxes ``xyxy`` in pixels and tile codes in notation."""
+    """Ground truth of a real photo: boxes ``xyxy`` in pixels and tile codes in notation."""
+    from datasets.real import class_names
     from referee.tiles import parse_tile
 
-    names = class_names()
+    names = class_names(photo.parents[2])
     label = photo.parent.parent / "labels" / (photo.stem + ".txt")
     width, height = Image.open(photo).size
     boxes, codes = [], []

@@ -17,18 +17,14 @@ from typing import Any
 
 import app as app_module
 from tests.app.browser import launch, new_phone_page, serve, write_y4m
-from tests.app.conftest import MODEL_FILE, ROOT, LabelReader, free_port
-from tests.app.corpus import real_photo_paths
+from tests.app.conftest import MODEL_FILE, ROOT, LabelReader, demo_photo, free_port
 from webapp.runtime import Settings
 
 SLOT = ".slot[data-slot=table]"
 
 
 def _photo() -> Path:
-    photos = [p for p in real_photo_paths() if p.name.startswith("rummy-37_")]
-    if not photos:
-        raise SystemExit("the shared data set ../shared/datasets/rummikub-real-v1 is needed for the screenshots")
-    return photos[0]
+    return demo_photo()
 
 
 def _scroll_to(page: Any, selector: str, offset: int = 64) -> None:

@@ -11,8 +11,6 @@ import app as app_module
 from tests.app.conftest import LabelReader, demo_photo
 from webapp.runtime import Settings
 
-pytestmark = pytest.mark.realdata
-
 
 @pytest.fixture()
 def label_client(tmp_path: Path) -> TestClient:

@@ -1,4 +1,4 @@
-"""Photo flows with the shipped model on real photos of the shared data set (``-m model``)."""
+"""Photo flows with the shipped model on the six real photos in tests/fixtures (``-m model``)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ from fastapi.testclient import TestClient
 
 from referee.tiles import parse_table, parse_tiles
 from tests.app.conftest import demo_photo
-from tests.app.corpus import photo_labels, real_photo_paths
+from tests.app.corpus import photo_labels
+from tests.photos import sample_photos
 
-pytestmark = [pytest.mark.model, pytest.mark.realdata]
+pytestmark = pytest.mark.model
 
 
 def _read(client: TestClient, photo: Path, mode: str = "table") -> dict:
@@ -42,17 +43,17 @@ def test_table_photo_reading_contract(model_client: TestClient) -> None:
     assert reading["verdict"]["summary"] and reading["timing_ms"]["total"] > 0
 
 
-def test_every_shared_test_photo_is_answered(model_client: TestClient) -> None:
-    for photo in real_photo_paths():
+def test_every_real_test_photo_is_answered(model_client: TestClient) -> None:
+    photos = sample_photos()
+    assert len(photos) == 6  # a loop over nothing would check nothing
+    for photo in photos:
         reading = _read(model_client, photo)
-        assert reading["verdict"]["summary"]
+        assert reading["tiles"] and reading["verdict"]["summary"]
 
 
 def test_rack_photo(model_client: TestClient) -> None:
-    racks = [p for p in real_photo_paths() if p.name.startswith("rummy3-19_")]
-    if not racks:
-        pytest.skip("the rack photo rummy3-19 is not in the shared test split")
-    reading = _read(model_client, racks[0], mode="rack")
+    (rack,) = [p for p in sample_photos() if p.name.startswith("rummy3-19_")]
+    reading = _read(model_client, rack, mode="rack")
     assert reading["mode"] == "rack" and reading["sets"] == []
     assert len(reading["rack"]) >= 6
     assert reading["rack_points"] >= 0 and parse_tiles(reading["rack_tiles"]) is not None
@@ -93,7 +94,8 @@ def test_turn_from_photos(model_client: TestClient) -> None:
 
 @pytest.mark.slow
 def test_twenty_concurrent_real_photos(model_client: TestClient) -> None:
-    photos = [p.read_bytes() for p in real_photo_paths()[:5]]
+    photos = [p.read_bytes() for p in sample_photos()[:5]]
+    assert len(photos) == 5
     t0 = time.monotonic()
     with ThreadPoolExecutor(max_workers=20) as pool:
         results = list(pool.map(

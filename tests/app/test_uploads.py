@@ -14,7 +14,8 @@ from fastapi.testclient import TestClient
 
 import app as app_module
 from tests.app.conftest import ROOT, BlankReader, free_port
-from tests.app.corpus import bad_uploads, real_photo_paths, sample_jpeg, with_orientation
+from tests.app.corpus import bad_uploads, sample_jpeg, with_orientation
+from tests.photos import sample_photos
 from webapp.runtime import Settings
 
 
@@ -108,7 +109,7 @@ def test_twenty_concurrent_uploads_are_all_answered(tmp_path: Path) -> None:
                     break
             except httpx.HTTPError:
                 time.sleep(0.2)
-        photos = [p.read_bytes() for p in real_photo_paths()[:4]] or [sample_jpeg()]
+        photos = [p.read_bytes() for p in sample_photos()[:4]]
         t_start = time.monotonic()
         with ThreadPoolExecutor(max_workers=20) as pool:
             futures = [pool.submit(_post_photo, url, photos[i % len(photos)], f"p{i}.jpg") for i in range(20)]

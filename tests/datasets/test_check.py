@@ -8,7 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-from datasets import check, real, synth
+from datasets import check, synth
+from tests.photos import SAMPLE
 
 
 @pytest.fixture(scope="module")
@@ -58,8 +59,6 @@ def test_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
         check.main([str(tmp_path / "nothing"), "--out", str(tmp_path / "x.png")])
 
 
-@pytest.mark.realdata
-@pytest.mark.skipif(not (real.real_root() / "valid").is_dir(), reason="rummikub-real-v1 not found beside the repo")
-def test_preview_of_the_real_valid_split(tmp_path: Path) -> None:
-    out = check.make_preview(real.real_root() / "valid", tmp_path / "real.png", n=2)
+def test_preview_of_real_photos(tmp_path: Path) -> None:
+    out = check.make_preview(SAMPLE / "test", tmp_path / "real.png", n=2)
     assert cv2.imread(str(out)) is not None

@@ -97,7 +97,6 @@ def test_benchmark_sample_optimum(position: dict) -> None:
     _solve_position(position)
 
 
-@pytest.mark.slow
 @needs_positions
 @pytest.mark.parametrize("position", ALL, ids=[p["id"] for p in ALL])
 def test_benchmark_all_optimum(position: dict) -> None:

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from PIL import Image, UnidentifiedImageError
 
-from tests.app.corpus import bad_uploads, real_photo_paths, sample_jpeg, with_garbage_exif, with_orientation
+from tests.app.corpus import bad_uploads, sample_jpeg, with_garbage_exif, with_orientation
+from tests.photos import sample_photos
 from vision.image import (
     CorruptImageError,
     EmptyImageError,
@@ -152,11 +153,9 @@ def test_any_colour_mode_becomes_bgr(mode: str) -> None:
     assert decoded.shape == (48, 64, 3) and decoded.dtype == np.uint8
 
 
-@pytest.mark.realdata
-def test_every_shared_test_photo_decodes() -> None:
-    paths = real_photo_paths()
-    if not paths:
-        pytest.skip("the shared data set ../shared/datasets/rummikub-real-v1 is absent")
+def test_every_real_test_photo_decodes() -> None:
+    paths = sample_photos()
+    assert len(paths) == 6
     for path in paths:
         image = decode_image(path.read_bytes())
         assert image.ndim == 3 and min(image.shape[:2]) >= 700

@@ -274,21 +274,12 @@ def test_set_of_maps_tiles_to_sets() -> None:
 # --------------------------------------------------------------------------- the real photos
 
 
-def _real_labels():
-    from datasets.real import real_root
-    from vision.evaluate.layout import LABELS_PATH
-
-    if not (real_root() / "valid").is_dir():
-        pytest.skip("the shared real photos (rummikub-real-v1) are not on this machine")
-    return LABELS_PATH
-
-
+@pytest.mark.realdata
 def test_real_photos_sets_rebuilt_from_labelled_boxes() -> None:
     """Measured: 272 of 277 table sets (98.2%) over the 49 labelled table photos, 90/90 on valid
     and test; every rack photo's rows right when told it is a rack."""
     from vision.evaluate.layout import evaluate
 
-    _real_labels()
     totals = evaluate(("valid", "test", "train")).totals()
     assert totals["table"]["exact_share"] >= 0.96
     assert totals["table"]["false_sets"] <= 6

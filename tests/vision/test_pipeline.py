@@ -1,4 +1,4 @@
-"""The shipped models on real photos and rendered scenes (needs models/ and the shared photos).
+"""The shipped models on real photos (the six in tests/fixtures) and rendered scenes.
 
 Thresholds sit well below the figures in models/README.md so that a small change in the models
 passes, while a broken model, a broken crop or a wrong class mapping fails loudly.
@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 import pytest
 
-from datasets.real import real_root
+from tests.photos import SAMPLE
 from vision.detect import DETECTOR_FILE, MODELS_DIR, READER_FILE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,7 +24,6 @@ pytestmark = [
     pytest.mark.model,
     pytest.mark.skipif(not HAVE_MODELS, reason="shipped models missing: train with python -m vision.train"),
 ]
-needs_real = pytest.mark.skipif(not (real_root() / "test").is_dir(), reason="needs ../shared/datasets/rummikub-real-v1")
 
 
 @pytest.fixture(scope="module")
@@ -34,13 +33,13 @@ def reader():
     return load_reader()
 
 
-@needs_real
 def test_real_test_photos_read(reader) -> None:
     """Five real photos the models never trained on: tiles found and read."""
     from vision.evaluate.tiles import load_labelled, match
 
-    items = load_labelled(real_root() / "test")
+    items = load_labelled(SAMPLE / "test")
     items = [i for i in items if len(i.tiles) >= 10][:5]
+    assert len(items) == 5
     truth = found = right = 0
     for item in items:
         reading = reader.read_table(cv2.imread(str(item.path)))
@@ -54,10 +53,9 @@ def test_real_test_photos_read(reader) -> None:
     assert right / max(found, 1) >= 0.8, f"read accuracy {right / found:.3f}"
 
 
-@needs_real
 def test_read_cli_json_contract(tmp_path: Path) -> None:
     """`python -m vision.read PHOTO --json` prints the DESIGN.md object; --overlay writes a PNG."""
-    photo = sorted((real_root() / "test" / "images").glob("*.jpg"))[0]
+    photo = sorted((SAMPLE / "test" / "images").glob("*.jpg"))[0]
     overlay = tmp_path / "overlay.png"
     out = subprocess.run([sys.executable, "-m", "vision.read", str(photo), "--json", "--overlay", str(overlay), "--lang", "en"],
                          capture_output=True, text=True, cwd=ROOT, timeout=120)
@@ -110,7 +108,6 @@ def test_empty_table_reads_no_tiles(reader) -> None:
     assert len(reading.tiles) == 0 and reading.to_dict()["sets"] == []
 
 
-@needs_real
 def test_far_shot_quarter_pass_finds_small_tiles() -> None:
     """A real photo shrunk to a third, in the middle of a wide cloth (a far shot of the table):
     at 512 px its tiles are a few pixels wide. The quarter pass (``quarters_below``) finds more of them
@@ -118,7 +115,7 @@ def test_far_shot_quarter_pass_finds_small_tiles() -> None:
     from vision.detect import DetectorSettings, TileModel
     from vision.evaluate.tiles import load_labelled, match
 
-    item = max(load_labelled(real_root() / "test"), key=lambda i: len(i.tiles))
+    item = max(load_labelled(SAMPLE / "test"), key=lambda i: len(i.tiles))
     photo = cv2.imread(str(item.path))
     h, w = photo.shape[:2]
     canvas = np.full((3 * h, 3 * w, 3), (70, 100, 60), np.uint8)

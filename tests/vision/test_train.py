@@ -2,27 +2,45 @@
 
 A few images, one epoch, tiny sizes: this proves the pipeline (data export, ultralytics from a
 .yaml, ONNX export, model card, the reader loop) and that the exported files serve, not accuracy.
+The real photos are the six in tests/fixtures, standing for every split. Marked ``train``: the
+default run leaves these tests out (they need the train extra); ``.ci/run`` runs them in a step of
+their own with ``pytest -m train``.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from datasets.real import real_root
+from tests.photos import SAMPLE
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.realdata,
-    pytest.mark.skipif(not (real_root() / "train").is_dir(), reason="needs ../shared/datasets/rummikub-real-v1"),
-]
+pytestmark = pytest.mark.train
 
 
 @pytest.fixture(scope="module")
-def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def real_sample(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A real set whose three splits are the six photos in tests/fixtures, as $RUMMIKUB_REAL_DATA."""
+    root = tmp_path_factory.mktemp("real")
+    shutil.copy(SAMPLE / "data.yaml", root / "data.yaml")
+    for split in ("train", "valid", "test"):
+        (root / split).symlink_to(SAMPLE / "test", target_is_directory=True)
+    before = os.environ.get("RUMMIKUB_REAL_DATA")
+    os.environ["RUMMIKUB_REAL_DATA"] = str(root)
+    yield root
+    if before is None:
+        del os.environ["RUMMIKUB_REAL_DATA"]
+    else:
+        os.environ["RUMMIKUB_REAL_DATA"] = before
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory: pytest.TempPathFactory, real_sample: Path) -> Path:
     pytest.importorskip("ultralytics", reason="training needs the train extra (pip install -e '.[train]')")
     from vision.train.detector import main
 
@@ -31,7 +49,7 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # the one command of a full training, at toy sizes: renders 3 scenes (the folder is empty), then
     # the detector from the .yaml on real + rendered photos, then the reader, under one time budget
     assert main(["all", "--hours", "0.03", "--synthetic", str(tmp / "synthetic"), "--render", "3",
-                 "--epochs", "1", "--imgsz", "128", "--fraction", "0.03", "--batch", "4", "--workers", "0",
+                 "--epochs", "1", "--imgsz", "128", "--fraction", "0.5", "--batch", "4", "--workers", "0",
                  "--reader-epochs", "1", "--reader-samples", "128", "--reader-size", "32", "--reader-width", "8",
                  "--work", str(tmp / "work"), "--out", str(out)]) == 0
     return out
