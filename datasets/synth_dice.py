@@ -1,4 +1,4 @@
-"""Synthetic Rummikub Dice scenes (RULES.md section 8): nine cubes on a table or on the game board.
+"""Synthetic Rummikub Dice scenes (docs/rules.md section 8): nine cubes on a table or on the game board.
 
 ``python -m datasets.synth_dice --out data/dice --train 2000 --val 200 --test 300 --seed 0``
 
@@ -13,8 +13,8 @@ labels are too:
   light fall-off, white balance, blur, noise and JPEG.
 
 A set of dice carries the 54 faces of the game - 1-13 in red, yellow, black and blue plus two
-jokers (RULES.md section 8) - so the nine top faces of one roll are distinct except that both
-jokers may show. Yellow is written ``O`` (yellow is orange in play, RULES.md section 1).
+jokers (docs/rules.md section 8) - so the nine top faces of one roll are distinct except that both
+jokers may show. Yellow is written ``O`` (yellow is orange in play, docs/rules.md section 1).
 
 Output per split (``train``, ``val``, ``test``)::
 
@@ -64,7 +64,7 @@ BGR = tuple[int, int, int]
 
 FACE_PX = 128  # side of a face texture before it is warped into the photo
 
-# The 54 faces of a set of nine dice: 52 coloured numbers and 2 jokers (RULES.md section 8).
+# The 54 faces of a set of nine dice: 52 coloured numbers and 2 jokers (docs/rules.md section 8).
 FACES: tuple[Tile, ...] = tuple(Tile(c, n) for c in (Colour.BLACK, Colour.BLUE, Colour.ORANGE, Colour.RED)
                                  for n in range(1, 14)) + (JOKER, JOKER)
 

@@ -1,4 +1,4 @@
-"""The referee: a pure-Python Rummikub rules engine (RULES.md).
+"""The referee: a pure-Python Rummikub rules engine (docs/rules.md).
 
 Everything here is standard library only and quick to import; the vision code and the web app
 build on it, never the other way round. Checks return data (:class:`Verdict` with
@@ -41,7 +41,7 @@ from referee.turn import TurnVerdict, check_turn
 from referee.verdict import Verdict, Violation
 
 __all__ = [
-    # tiles and notation (RULES.md section 1)
+    # tiles and notation (docs/rules.md section 1)
     "Colour",
     "Tile",
     "TileError",

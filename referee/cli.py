@@ -103,7 +103,7 @@ def _common_options(parser: argparse.ArgumentParser, top: bool) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and documentation)."""
-    parser = _Parser(prog="python -m referee", description="Rummikub referee: sets, turns, scores (RULES.md).")
+    parser = _Parser(prog="python -m referee", description="Rummikub referee: sets, turns, scores (docs/rules.md).")
     _common_options(parser, top=True)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
 

@@ -1,12 +1,12 @@
 """Rummikub Dice (Rummikub Express): scoring a roll of the nine dice, reroll advice and the score
-sheet (RULES.md section 8; the rule book is seed 002, traditional Chinese).
+sheet (docs/rules.md section 8; the rule book is seed 002, traditional Chinese).
 
 What the seed says, and how this module reads it
 ================================================
 
 The game: 9 dice carrying 52 coloured numbers (1-13 in red, yellow, black, blue; yellow is orange
 ``O`` in the project's notation) and 2 jokers; up to three rolls a turn; the dice kept are arranged
-on the board into runs and groups (same definitions as the tiles, RULES.md section 2: a group is 3-4
+on the board into runs and groups (same definitions as the tiles, docs/rules.md section 2: a group is 3-4
 dice of one number, colours all different; a run is 3 or more consecutive numbers of one colour, 1
 lowest, no wrap-around). Jokers stand for any number and colour ("百搭牌可以代替任何數字或顏色的牌").
 
@@ -15,7 +15,7 @@ The six scoring rules (評分方式 1-6) and the decisions the seed leaves open:
 1. A completed run or group scores the number of dice in it.
 2. A chain (連鎖組合) is sets joined by a shared die; the die they share "scores 2".
    *Which sets may share a die.* The seed illustrates a chain as "group, chain, run"
-   (群組、連鎖組合、順組) and RULES.md describes the shared die as crossing like a plus sign. This
+   (群組、連鎖組合、順組) and docs/rules.md describes the shared die as crossing like a plus sign. This
    module therefore lets a die be shared by **one run and one group** (a horizontal and a vertical
    line on the board): a die is in at most one run and at most one group. Two runs or two groups
    never share a die. A run and a group can then share at most one die.
@@ -95,7 +95,7 @@ __all__ = [
 ]
 
 DICE = 9
-"""Dice in the game (RULES.md section 8)."""
+"""Dice in the game (docs/rules.md section 8)."""
 FACES_PER_DIE = 6
 
 BONUS_CHAIN = "chain_of_nine"
@@ -128,7 +128,7 @@ class DiceError(ValueError):
 
 @dataclass(frozen=True)
 class DiceRules:
-    """The Rummikub Dice scoring rules in force (RULES.md section 8); defaults are seed 002."""
+    """The Rummikub Dice scoring rules in force (docs/rules.md section 8); defaults are seed 002."""
 
     chain_bonus: int = 15
     """Rule 3: all 9 dice in one chain."""
@@ -250,7 +250,7 @@ class DiceChain:
 
 @dataclass(frozen=True)
 class DiceArrangement:
-    """The dice laid out into sets, and the score they make (RULES.md section 8)."""
+    """The dice laid out into sets, and the score they make (docs/rules.md section 8)."""
 
     faces: tuple[Tile, ...]
     """The 9 faces rolled, in the order given."""
@@ -751,7 +751,7 @@ def _sets_from_search(state: _Search) -> list[DiceSet]:
 
 
 def best_arrangement(faces: str | Sequence[Tile | str], rules: DiceRules | None = None) -> DiceArrangement:
-    """The highest-scoring arrangement of a roll of the 9 dice (RULES.md section 8).
+    """The highest-scoring arrangement of a roll of the 9 dice (docs/rules.md section 8).
 
     ``faces``: the 9 faces showing, as tiles, tokens or one notation string (``"R3 R4 R5 ..."``).
     The search is exhaustive: every way of laying disjoint runs and disjoint groups, each die in at
@@ -1164,7 +1164,7 @@ def reroll_advice(
     """Which dice to roll again: the sensible choices, best first, each with its expected final score.
 
     ``kept``: the 9 faces showing now (dice laid on the board and dice just rolled; after the second
-    roll kept dice may be put back, RULES.md section 8, so any dice may be rolled again).
+    roll kept dice may be put back, docs/rules.md section 8, so any dice may be rolled again).
     ``rolls_left``: rolls still allowed this turn (0-2). ``layout``: the faces of each die; the seed
     does not give it, so without one this raises :class:`DiceError`.
 
@@ -1312,7 +1312,7 @@ def _greedy_finish(
 
 
 class DiceSheet:
-    """A Rummikub Dice score sheet (RULES.md section 8): 1-8 players, ``turns`` turns each
+    """A Rummikub Dice score sheet (docs/rules.md section 8): 1-8 players, ``turns`` turns each
     (standard game 6), per-turn scores and running totals; the highest total after the last turn
     wins (several names on a tie).
     """

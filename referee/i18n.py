@@ -206,7 +206,7 @@ def language_from_locale(environ: Mapping[str, str] | None = None, default: str 
     return language_from_tag(locale_name) or default
 
 
-# Colour names as words (RULES.md section 1): K black, B blue, O orange (printed yellow in some
+# Colour names as words (docs/rules.md section 1): K black, B blue, O orange (printed yellow in some
 # editions; each catalog uses its own rule book's word), R red.
 _COLOUR_WORDS = {"K": N_("black"), "B": N_("blue"), "O": N_("orange"), "R": N_("red")}
 

@@ -1,4 +1,4 @@
-"""The initial meld, "breaking the ice" (RULES.md section 4).
+"""The initial meld, "breaking the ice" (docs/rules.md section 4).
 
 A player's first play is one or more valid sets worth together at least ``rules.opening_minimum``
 (30) points, made only of tiles from the player's own rack; table tiles may not be used or moved
@@ -39,7 +39,7 @@ class OpeningVerdict(Verdict):
     sets: tuple[SetVerdict, ...] = ()
     """One verdict per set of the meld."""
     points: int = 0
-    """Value of the meld's valid sets; jokers count as the tile they stand for (RULES.md 4)."""
+    """Value of the meld's valid sets; jokers count as the tile they stand for (docs/rules.md 4)."""
     minimum: int = 30
     """The rule set's ``opening_minimum``."""
 
@@ -63,7 +63,7 @@ def check_opening(
     table_after: Sequence[Sequence[Tile]] | str | None = None,
     rack: Sequence[Tile] | str | None = None,
 ) -> OpeningVerdict:
-    """Check an initial meld (RULES.md section 4).
+    """Check an initial meld (docs/rules.md section 4).
 
     ``sets`` are the sets the player lays. With ``table_before`` and ``table_after`` the table is
     checked too: every set there before must still be there, untouched, and the table after must
@@ -75,7 +75,7 @@ def check_opening(
     points = sum(v.points for v in verdicts if v.valid)
 
     if points < rules.opening_minimum:
-        # RULES.md section 4: the initial meld is worth at least 30 points (or the agreed minimum).
+        # docs/rules.md section 4: the initial meld is worth at least 30 points (or the agreed minimum).
         violations.append(
             Violation(
                 "opening_below_minimum",
@@ -102,7 +102,7 @@ def check_opening(
             )
 
     if rack is not None:
-        # RULES.md section 4: the meld is made only of tiles from the player's own rack.
+        # docs/rules.md section 4: the meld is made only of tiles from the player's own rack.
         not_on_rack = Counter(t for s in meld for t in s) - Counter(as_tiles(rack))
         if not_on_rack:
             tiles = tuple(sorted(not_on_rack.elements(), key=lambda t: t.sort_key))
@@ -128,7 +128,7 @@ def _touched_table(
     before: tuple[tuple[Tile, ...], ...],
     after: tuple[tuple[Tile, ...], ...],
 ) -> list[Violation]:
-    """RULES.md section 4: on the initial-meld turn table tiles may not be used or moved."""
+    """docs/rules.md section 4: on the initial-meld turn table tiles may not be used or moved."""
     out: list[Violation] = []
     moved = unmatched_sets(before, after)
     if moved:

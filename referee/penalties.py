@@ -1,4 +1,4 @@
-"""What running out of time costs (RULES.md section 6).
+"""What running out of time costs (docs/rules.md section 6).
 
 - Out of time without having played: draw one tile, the turn ends (000, 001).
 - Out of time in the middle of a manipulation, depending on ``rules.timeout_penalty``:
@@ -74,7 +74,7 @@ def penalty_for_timeout(
     touched_table: bool = False,
     rules: RuleSet = _CLASSIC,
 ) -> Penalty:
-    """The cost of running out of time (RULES.md section 6).
+    """The cost of running out of time (docs/rules.md section 6).
 
     ``laid``: rack tiles the player had put on the table this turn; ``left_over``: table tiles that
     can no longer be put back in place; ``touched_table``: the player had started moving table

@@ -1,4 +1,4 @@
-"""Rule sets: the classic and XP presets and every variant RULES.md names.
+"""Rule sets: the classic and XP presets and every variant docs/rules.md names.
 
 A :class:`RuleSet` is a frozen, validated value. Build one from a preset and change fields with
 :meth:`RuleSet.replace`; a bad setting raises :class:`RuleSetError` naming the field and the
@@ -22,7 +22,7 @@ class RuleSetError(ValueError):
 
 
 class TimeoutPenalty(enum.Enum):
-    """What an unfinished manipulation costs when the turn's time runs out (RULES.md section 6)."""
+    """What an unfinished manipulation costs when the turn's time runs out (docs/rules.md section 6)."""
 
     DRAW_THREE = "draw_three"
     """000, 001, 003: table restored, played tiles back to the rack, draw 3 tiles."""
@@ -33,7 +33,7 @@ class TimeoutPenalty(enum.Enum):
 
 
 class MatchScoring(enum.Enum):
-    """How a match is decided (RULES.md section 7)."""
+    """How a match is decided (docs/rules.md section 7)."""
 
     GAMES_WON = "games_won"
     """000, 001: most games won over all rounds; a tie is broken by the higher total score."""
@@ -51,15 +51,15 @@ class RuleSet:
     name: str = "classic"
     """Preset the rule set came from ("classic" or "xp"); informative only."""
     copies: int = 2
-    """Copies of each numbered tile: 2 classic (106 tiles), 3 XP (160 tiles) (RULES.md section 1)."""
+    """Copies of each numbered tile: 2 classic (106 tiles), 3 XP (160 tiles) (docs/rules.md section 1)."""
     jokers: int = 2
     """Jokers in the game: 2 classic, 4 XP."""
     min_players: int = 2
     max_players: int = 4
     rack_size: int = 14
-    """Tiles each player takes at the start (RULES.md section 3)."""
+    """Tiles each player takes at the start (docs/rules.md section 3)."""
     opening_minimum: int = 30
-    """Points the initial meld must reach (RULES.md section 4); may be raised, e.g. to 50."""
+    """Points the initial meld must reach (docs/rules.md section 4); may be raised, e.g. to 50."""
     jokers_in_opening: bool = True
     """False: variant 003, no joker in the initial meld."""
     joker_from_table_tile: bool = True
@@ -69,12 +69,12 @@ class RuleSet:
     timeout_draw: int = 3
     """Tiles drawn for an unfinished manipulation under :attr:`TimeoutPenalty.DRAW_THREE`."""
     turn_seconds: int = 60
-    """Time per turn (RULES.md section 6): one minute in every rule book."""
+    """Time per turn (docs/rules.md section 6): one minute in every rule book."""
     match_scoring: MatchScoring = MatchScoring.GAMES_WON
     target_points: int = 1000
     """Target of :attr:`MatchScoring.TARGET_POINTS` (004: 1000, or an agreed number)."""
     joker_rack_penalty: int = 30
-    """A joker left on a rack at the end of a game counts 30 (RULES.md section 1)."""
+    """A joker left on a rack at the end of a game counts 30 (docs/rules.md section 1)."""
 
     def __post_init__(self) -> None:
         _check_int(self, "copies", 1, 4)

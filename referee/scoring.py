@@ -1,4 +1,4 @@
-"""End of a game, the score sheet and the match winner (RULES.md section 7).
+"""End of a game, the score sheet and the match winner (docs/rules.md section 7).
 
 Game scores (000, 001, 003, 004):
 
@@ -45,7 +45,7 @@ class ScoringError(ValueError):
 
 
 def rack_value(tiles: Iterable[Tile] | str, rules: RuleSet = _CLASSIC) -> int:
-    """Points left on a rack: the numbers, a joker ``rules.joker_rack_penalty`` (RULES.md 1, 7)."""
+    """Points left on a rack: the numbers, a joker ``rules.joker_rack_penalty`` (docs/rules.md 1, 7)."""
     return sum(rules.joker_rack_penalty if t.is_joker else t.number or 0 for t in as_tiles(tiles))
 
 
@@ -75,7 +75,7 @@ class GameScore:
 
     @property
     def zero_sum(self) -> bool:
-        """True when the scores add up to zero, as every game must (RULES.md section 7)."""
+        """True when the scores add up to zero, as every game must (docs/rules.md section 7)."""
         return sum(self.scores.values()) == 0
 
     @property
@@ -149,7 +149,7 @@ def score_game(
     winner: str | None,
     rules: RuleSet = _CLASSIC,
 ) -> GameScore:
-    """Score one game from what is left on each rack (RULES.md section 7).
+    """Score one game from what is left on each rack (docs/rules.md section 7).
 
     ``winner``: the player who emptied the rack (normal end; their rack may be left out of
     ``racks`` or given empty); None when the pool ran out and nobody could play: then the lowest
@@ -169,12 +169,12 @@ def score_game(
                     player=winner, tiles=format_tiles(hands[winner])
                 )
             )
-        # Normal end: losers score minus their rack total; the winner the sum (RULES.md 7).
+        # Normal end: losers score minus their rack total; the winner the sum (docs/rules.md 7).
         scores = {p: -totals[p] for p in hands if p != winner}
         scores[winner] = sum(totals[p] for p in hands if p != winner)
         scores = {p: scores[p] for p in hands}  # seat order
         return GameScore(scores, (winner,), False, totals, hands)
-    # Pool empty, nobody can play: lowest total wins; losers pay the difference (RULES.md 7).
+    # Pool empty, nobody can play: lowest total wins; losers pay the difference (docs/rules.md 7).
     lowest = min(totals.values())
     winners = tuple(p for p in hands if totals[p] == lowest)
     scores = {p: -(totals[p] - lowest) for p in hands}
@@ -279,7 +279,7 @@ class MatchSheet:
         return self.rounds is not None and len(self.games) >= self.rounds * self.games_per_round
 
     def standings(self) -> list[str]:
-        """Players best first under the sheet's match scoring (RULES.md section 7)."""
+        """Players best first under the sheet's match scoring (docs/rules.md section 7)."""
         if self.rules.match_scoring is MatchScoring.TARGET_POINTS:
             collected = self.collected()
             return sorted(self.players, key=lambda p: -collected[p])

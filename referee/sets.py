@@ -1,11 +1,11 @@
-"""Sets (melds): groups and runs, with jokers (RULES.md section 2).
+"""Sets (melds): groups and runs, with jokers (docs/rules.md section 2).
 
 :func:`check_set` says whether a sequence of tiles, in the order they lie, is a valid group or
 run, what it is worth and what each joker stands for; when it is not valid it says why, with a
 stable ``code`` and a sentence a player understands. It is called in tight loops (the vision
 decoder tries many readings of a photo), so answers are cached by the tuple of tiles.
 
-Rules applied (RULES.md section 2, seeds 000, 001, 003, 004):
+Rules applied (docs/rules.md section 2, seeds 000, 001, 003, 004):
 
 - group: 3 or 4 tiles of one number, all colours different;
 - run: 3 or more tiles of one colour with consecutive numbers, laid low to high; 1 is always the
@@ -32,11 +32,11 @@ from referee.verdict import Violation
 __all__ = ["SetKind", "SetReading", "SetVerdict", "check_set", "check_sets", "SET_CODES", "MAX_RUN"]
 
 MAX_RUN = 13
-"""Longest run: 1 to 13 (RULES.md section 2)."""
+"""Longest run: 1 to 13 (docs/rules.md section 2)."""
 MAX_GROUP = 4
-"""Largest group: one tile of each of the four colours (RULES.md section 2)."""
+"""Largest group: one tile of each of the four colours (docs/rules.md section 2)."""
 MIN_SET = 3
-"""Smallest set, group or run (RULES.md section 2)."""
+"""Smallest set, group or run (docs/rules.md section 2)."""
 
 _COLOURS = (Colour.BLACK, Colour.BLUE, Colour.ORANGE, Colour.RED)  # notation order K, B, O, R
 _CLASSIC = RuleSet.classic()
@@ -59,7 +59,7 @@ SET_CODES = (
 
 
 class SetKind(enum.Enum):
-    """The two kinds of set (RULES.md section 2)."""
+    """The two kinds of set (docs/rules.md section 2)."""
 
     GROUP = "group"
     RUN = "run"
@@ -76,9 +76,9 @@ class SetReading:
     """What each joker stands for, jokers taken in the given order."""
     joker_options: tuple[tuple[Tile, ...], ...]
     """For each joker, every tile that could take its place: the one tile of its run position, or
-    any missing colour of a group (RULES.md section 5: either missing colour may replace it)."""
+    any missing colour of a group (docs/rules.md section 5: either missing colour may replace it)."""
     points: int
-    """Value of the set: jokers count as the tile they stand for (RULES.md section 1)."""
+    """Value of the set: jokers count as the tile they stand for (docs/rules.md section 1)."""
     reversed: bool = False
     """True for a run read right to left (a photo taken upside down)."""
 
@@ -155,10 +155,10 @@ class SetVerdict:
 
 
 def check_set(tiles: Sequence[Tile], rules: RuleSet = _CLASSIC) -> SetVerdict:
-    """Check one set, tiles in the order they lie (RULES.md section 2).
+    """Check one set, tiles in the order they lie (docs/rules.md section 2).
 
     ``tiles`` may also hold notation tokens (``"R7"``). No rule-set variant changes what a set is
-    (RULES.md section 2 names none); ``rules`` is accepted so that every check takes the rule set
+    (docs/rules.md section 2 names none); ``rules`` is accepted so that every check takes the rule set
     the same way. Answers are cached by the tuple of tiles and the current language.
     """
     key = tiles if type(tiles) is tuple else tuple(tiles)
@@ -208,7 +208,7 @@ def _readings(tiles: tuple[Tile, ...]) -> tuple[SetReading, ...]:
     """Every valid reading: left-to-right run, right-to-left run, group; duplicates dropped."""
     n = len(tiles)
     numbered = [t for t in tiles if t.colour is not None]
-    if n < MIN_SET or not numbered:  # too short, or only jokers (RULES.md section 2)
+    if n < MIN_SET or not numbered:  # too short, or only jokers (docs/rules.md section 2)
         return ()
     out: list[SetReading] = []
     colours = {t.colour for t in numbered}
@@ -236,7 +236,7 @@ def _readings(tiles: tuple[Tile, ...]) -> tuple[SetReading, ...]:
 def _run_start(tiles: tuple[Tile, ...], reverse: bool) -> int | None:
     """The number of the first tile if the numbered tiles sit at consecutive positions, else None.
 
-    Read right to left when ``reverse``. Jokers take their number from their position (RULES.md
+    Read right to left when ``reverse``. Jokers take their number from their position (docs/rules.md
     section 2), so every numbered tile must equal start + its position.
     """
     n = len(tiles)
@@ -268,7 +268,7 @@ def _run_reading(tiles: tuple[Tile, ...], colour: Colour, start: int, reverse: b
 
 
 def _group_reading(tiles: tuple[Tile, ...], number: int, colours: set[Colour | None]) -> SetReading:
-    # A joker in a group may be any missing colour (RULES.md section 5); we name the missing
+    # A joker in a group may be any missing colour (docs/rules.md section 5); we name the missing
     # colours in notation order K, B, O, R and list all of them as options.
     missing = [c for c in _COLOURS if c not in colours]
     options = tuple(Tile(c, number) for c in missing)
@@ -339,7 +339,7 @@ def _diagnose_run(tiles: tuple[Tile, ...], numbered: list[Tile]) -> tuple[str, s
     if _wraps(tiles, False) or _wraps(tiles, True):
         return "run_past_13", _("A run can't go past 13: 1 is always the lowest number and never follows 13.")
     if max(numbers) - min(numbers) + 1 <= n:
-        # The numbers would make a run in another order: out of order is not a run (RULES.md 2).
+        # The numbers would make a run in another order: out of order is not a run (docs/rules.md 2).
         return "out_of_order", _("The numbers of this run are out of order: a run goes from low to high.")
     return "not_consecutive", _("The numbers of this run are not consecutive ({tiles}).").format(
         tiles=format_tiles(sorted(numbered))

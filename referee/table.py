@@ -1,7 +1,7 @@
 """The whole table: every set valid, no loose tile, no more tiles than the game has.
 
-RULES.md section 2: at the end of every turn the table holds only valid sets and no loose tiles.
-RULES.md section 1: a classic game has 2 copies of each numbered tile and 2 jokers (XP: 3 and 4),
+docs/rules.md section 2: at the end of every turn the table holds only valid sets and no loose tiles.
+docs/rules.md section 1: a classic game has 2 copies of each numbered tile and 2 jokers (XP: 3 and 4),
 so a reading with more is impossible (usually a misread tile).
 """
 
@@ -71,7 +71,7 @@ def check_table(
     loose_tiles = as_tiles(loose)
     verdicts, violations = check_sets(table, rules)
     for tile in loose_tiles:
-        # RULES.md section 2: no loose tiles at the end of a turn.
+        # docs/rules.md section 2: no loose tiles at the end of a turn.
         violations.append(
             Violation(
                 "loose_tile",
@@ -86,7 +86,7 @@ def check_table(
 def count_violations(
     sets: Iterable[Sequence[Tile]], loose: Iterable[Tile] = (), rules: RuleSet = _CLASSIC
 ) -> list[Violation]:
-    """Tiles seen more often than the game holds them (RULES.md section 1: ``rules.copies`` of each
+    """Tiles seen more often than the game holds them (docs/rules.md section 1: ``rules.copies`` of each
     numbered tile, ``rules.jokers`` jokers). ``sets`` of each violation lists the sets holding it."""
     counts: Counter[Tile] = Counter()
     where: dict[Tile, list[int]] = {}

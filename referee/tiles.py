@@ -1,4 +1,4 @@
-"""Tiles and the project's notation (RULES.md section 1).
+"""Tiles and the project's notation (docs/rules.md section 1).
 
 Notation: a colour letter and a number, ``K`` black, ``B`` blue, ``O`` orange (yellow in some
 editions), ``R`` red, numbers 1-13; ``J`` is a joker. Examples: ``R7``, ``K13``, ``O1``, ``J``.
@@ -32,7 +32,7 @@ class TileError(ValueError):
 
 
 class Colour(enum.Enum):
-    """The four tile colours, by their notation letter (RULES.md section 1)."""
+    """The four tile colours, by their notation letter (docs/rules.md section 1)."""
 
     BLACK = "K"
     BLUE = "B"
@@ -51,7 +51,7 @@ class Colour(enum.Enum):
 
 _COLOUR_ORDER = (Colour.BLACK, Colour.BLUE, Colour.ORANGE, Colour.RED)
 _BY_LETTER = {c.value: c for c in Colour}
-# Words people and datasets use for the colours; yellow is orange in play (RULES.md section 1).
+# Words people and datasets use for the colours; yellow is orange in play (docs/rules.md section 1).
 _COLOUR_WORDS = {
     "black": Colour.BLACK,
     "blue": Colour.BLUE,

@@ -1,9 +1,9 @@
-"""A whole turn: the table before and after, and what the player did (RULES.md sections 4 and 5).
+"""A whole turn: the table before and after, and what the player did (docs/rules.md sections 4 and 5).
 
 The referee sees two photos (or two descriptions) of the table. From the difference it works out
 which tiles came from the rack and which table tiles disappeared, then checks every rule of a turn:
 
-- at the end of the turn only valid sets, no loose tiles (RULES.md section 2);
+- at the end of the turn only valid sets, no loose tiles (docs/rules.md section 2);
 - every play puts at least one rack tile on the table; a player who can't or won't play draws one
   tile instead, and then the table stays as it was (section 4);
 - table tiles never go back to a rack; a freed joker must be used again on the table in the same
@@ -122,7 +122,7 @@ def check_turn(
 
     missing_numbered = tuple(t for t in missing if not t.is_joker)
     if missing_numbered:
-        # RULES.md section 4: tiles on the table never go back to a rack.
+        # docs/rules.md section 4: tiles on the table never go back to a rack.
         violations.append(
             Violation(
                 "table_tile_removed",
@@ -135,7 +135,7 @@ def check_turn(
         )
     missing_jokers = tuple(t for t in missing if t.is_joker)
     if missing_jokers:
-        # RULES.md section 5: a freed joker must be used in a new set in the same turn (000) and
+        # docs/rules.md section 5: a freed joker must be used in a new set in the same turn (000) and
         # never goes to the rack (001); so at the end it is still on the table.
         violations.append(
             Violation(
@@ -150,7 +150,7 @@ def check_turn(
         )
 
     if drew:
-        # RULES.md section 4: a player who draws ends the turn; a drawn tile can't be played now.
+        # docs/rules.md section 4: a player who draws ends the turn; a drawn tile can't be played now.
         if laid or missing or changed_before or changed_after or loose:
             violations.append(
                 Violation(
@@ -162,7 +162,7 @@ def check_turn(
                 )
             )
     elif not laid:
-        # RULES.md section 4: every play puts at least one rack tile on the table (000, 004).
+        # docs/rules.md section 4: every play puts at least one rack tile on the table (000, 004).
         violations.append(
             Violation(
                 "no_tile_played",
@@ -191,7 +191,7 @@ def check_turn(
     if not opened:
         jokers_taken = [i for i in changed_before if any(t.is_joker for t in table_before[i])]
         if jokers_taken:
-            # RULES.md section 5: no joker may be taken before the player's initial meld.
+            # docs/rules.md section 5: no joker may be taken before the player's initial meld.
             violations.append(
                 Violation(
                     "joker_taken_before_opening",
@@ -256,7 +256,7 @@ def _jokers_replaced_from_table(
     changed_after: list[int],
     laid: Counter[Tile],
 ) -> list[Violation]:
-    """Variant 004 (RULES.md section 5): a joker is replaced only by a tile from the player's rack.
+    """Variant 004 (docs/rules.md section 5): a joker is replaced only by a tile from the player's rack.
 
     A joker counts as replaced when a changed set of the table after holds every numbered tile of
     a joker's old set, fewer jokers, and a tile the joker stood for (for a group, either missing

@@ -1,4 +1,4 @@
-"""Verdicts: what the referee answers (DESIGN.md, "Referee answers are data, not exceptions").
+"""Verdicts: what the referee answers (docs/design.md, "Referee answers are data, not exceptions").
 
 A check never raises for a rule broken on the table; it returns a :class:`Verdict` listing every
 :class:`Violation` found, each with a stable ``code`` (for programs and tests), the tiles and set

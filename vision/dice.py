@@ -1,4 +1,4 @@
-"""Reading a roll of Rummikub Dice from a photo (RULES.md section 8).
+"""Reading a roll of Rummikub Dice from a photo (docs/rules.md section 8).
 
 ``read_dice(image_bgr) -> DiceReading``:
 
@@ -8,7 +8,7 @@
    "not a top face" (a side face, a half die, the score sheet) are dropped - a side face must never
    be scored;
 3. the nine readings are decoded together with what the dice allow: each of the 52 coloured
-   numbers is on one die only and there are 2 jokers (RULES.md section 8), so two dice cannot
+   numbers is on one die only and there are 2 jokers (docs/rules.md section 8), so two dice cannot
    show the same coloured number - the most probable reading that respects this is chosen and
    every change it makes is reported as a doubt;
 4. with exactly nine dice the referee (:func:`referee.dice.best_arrangement`) finds the best
@@ -54,11 +54,11 @@ __all__ = [
 ]
 
 DICE = 9
-"""A roll is always the nine dice (RULES.md section 8)."""
+"""A roll is always the nine dice (docs/rules.md section 8)."""
 DICE_DETECTOR_FILE = "dice_detector.onnx"
 DICE_READER_FILE = "dice_reader.onnx"
 JOKER_INDEX = N_CODES - 1
-MAX_JOKERS = 2  # the dice carry 2 jokers (RULES.md section 8)
+MAX_JOKERS = 2  # the dice carry 2 jokers (docs/rules.md section 8)
 
 
 class DiceCountError(ValueError):
@@ -211,7 +211,7 @@ def count_message(found: int, expected: int = DICE) -> str:
 def decode_faces(probs: np.ndarray) -> np.ndarray:
     """Most probable readings (``Tile.index`` per die) that a set of dice can show together.
 
-    Each coloured number is on one die only and the dice carry 2 jokers (RULES.md section 8): the
+    Each coloured number is on one die only and the dice carry 2 jokers (docs/rules.md section 8): the
     product of the probabilities is maximised over readings with no coloured number twice and at
     most two jokers. More than 54 dice cannot be decoded this way; rolls of two sets (more than nine
     dice) are decoded face by face.

@@ -1,6 +1,6 @@
 """Read a photo from the shell: ``python -m vision.read PHOTO [--json] [--overlay OUT.png] [--rack | --no-rack] [--dice]``.
 
-With ``--json`` it prints one JSON object (the contract in DESIGN.md); without, a readable
+With ``--json`` it prints one JSON object (the contract in docs/design.md); without, a readable
 summary. Exit codes: 0 read (even when sets are illegal: that is the answer), 2 bad input
 (missing, damaged or oversized photo), 3 models missing, 4 (``--dice`` only) the photo does not
 show exactly nine dice (the reading is printed all the same).
@@ -66,7 +66,7 @@ def _error(message: object) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.read", description="Read the Rummikub tiles in a photo.")
     parser.add_argument("photo", help="JPEG or PNG photo of a table or a rack")
-    parser.add_argument("--json", action="store_true", help="print one JSON object (see DESIGN.md)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object (see docs/design.md)")
     parser.add_argument("--overlay", metavar="OUT.png", help="also draw the reading on the photo into this file")
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--rack", action="store_true", help="the photo shows a player's rack")

@@ -89,7 +89,7 @@ def test_turn_check_legal_and_illegal(client: TestClient) -> None:
 
 
 def test_score_worked_example_003(client: TestClient) -> None:
-    """RULES.md section 7 (003): losers hold 43, 26, 18 -> -43, -26, -18, winner +87."""
+    """docs/rules.md section 7 (003): losers hold 43, 26, 18 -> -43, -26, -18, winner +87."""
     r = client.post("/api/score", json={"racks": {"W": "", "A": "K1 R1 B11 J", "B": "K4 K5 B7 O2 R8", "C": "O5 O13"},
                                         "winner": "W"})
     assert r.status_code == 200, r.text
@@ -120,7 +120,7 @@ def test_penalty_follows_the_rule_set(client: TestClient) -> None:
 def test_dice_best(client: TestClient) -> None:
     r = client.post("/api/dice/best", json={"faces": "R1 R2 R3 R4 R5 R6 R7 R8 R9"})
     assert r.status_code == 200, r.text
-    assert r.json()["score"] == 30  # all nine in one run (RULES.md section 8, rule 6)
+    assert r.json()["score"] == 30  # all nine in one run (docs/rules.md section 8, rule 6)
     bad = client.post("/api/dice/best", json={"faces": "R1 R2"})
     assert bad.status_code == 422 and bad.json()["detail"]
 

@@ -14,7 +14,7 @@ from tests.app.conftest import BlankReader
 from webapp import store as store_module
 from webapp.runtime import Settings
 
-# RULES.md section 7, the 000/001 sheet: players A-D, four games.
+# docs/rules.md section 7, the 000/001 sheet: players A-D, four games.
 #   (+24,-5,-16,-3), (-6,-11,+22,-5), (-32,-13,-2,+47), (-10,-25,+41,-6)
 #   totals A -24, B -54, C +45, D +33; games won A 1, C 2, D 1: C wins the match.
 GAMES = [

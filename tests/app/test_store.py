@@ -15,7 +15,7 @@ from webapp import store as store_module
 from webapp.store import NotFoundError, Store, StoreError, default_db_path
 
 PLAYERS = ["Ana", "Ben", "Chen", "Dara"]
-# RULES.md section 7, 000/001 worked example: game 1 of players A-D scores (+24, -5, -16, -3).
+# docs/rules.md section 7, 000/001 worked example: game 1 of players A-D scores (+24, -5, -16, -3).
 GAME_ONE = dict(
     winners=["Ana"],
     ending="rummikub",

@@ -1,5 +1,5 @@
 """Positions whose exact tie-break is known: the most rack tiles, and the fewest table tiles any
-move laying that many moves to another set (RULES.md sections 2, 4, 5). Each least was found by
+move laying that many moves to another set (docs/rules.md sections 2, 4, 5). Each least was found by
 ``referee.tools.tiebreak_check`` (an integer programme over every valid set) and is checked again
 against it in ``test_tiebreak_check.py`` when SciPy is there; ``test_solver.py`` pins the solver
 to it.

@@ -53,7 +53,7 @@ def random_valid_sets(rng: random.Random, box: list[Tile], count: int) -> list[l
 
 
 def is_set_multiset(tiles: list[Tile] | tuple[Tile, ...]) -> bool:
-    """RULES.md section 2, on a multiset, written apart from the referee as a brute-force check:
+    """docs/rules.md section 2, on a multiset, written apart from the referee as a brute-force check:
     a group (3-4, one number, distinct colours) or a run (3-13, one colour, distinct numbers that
     fit 1-13 with the jokers filling gaps and ends)."""
     numbered = [t for t in tiles if not t.is_joker]

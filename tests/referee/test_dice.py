@@ -1,4 +1,4 @@
-"""Rummikub Dice (RULES.md section 8, seed 002): best arrangement, the six scoring rules, jokers,
+"""Rummikub Dice (docs/rules.md section 8, seed 002): best arrangement, the six scoring rules, jokers,
 chains, bad input, face layouts, reroll advice and the score sheet."""
 
 from __future__ import annotations

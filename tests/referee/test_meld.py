@@ -1,4 +1,4 @@
-"""The initial meld (RULES.md section 4)."""
+"""The initial meld (docs/rules.md section 4)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The referee package stays pure Python and quick to import (DESIGN.md, STYLE.md)."""
+"""The referee package stays pure Python and quick to import (docs/design.md, STYLE.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Time limit and penalties (RULES.md section 6)."""
+"""Time limit and penalties (docs/rules.md section 6)."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def test_message_and_to_dict() -> None:
 
 
 def test_one_minute_per_turn() -> None:
-    # RULES.md 6: one minute per turn in every rule book (000, 001, 003, 004).
+    # docs/rules.md 6: one minute per turn in every rule book (000, 001, 003, 004).
     assert RuleSet.classic().turn_seconds == 60 and RuleSet.xp().turn_seconds == 60
 
 

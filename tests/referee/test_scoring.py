@@ -1,4 +1,4 @@
-"""End of a game, score sheet and match winner (RULES.md section 7)."""
+"""End of a game, score sheet and match winner (docs/rules.md section 7)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Sets: groups, runs and jokers (RULES.md section 2)."""
+"""Sets: groups, runs and jokers (docs/rules.md section 2)."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ INVALID = [
     ("R12 R13 J", "run_past_13"),  # joker would be 14: position fixes its value
     ("J R1 R2", "run_before_1"),  # joker would be 0: 1 is always the lowest
     ("J J R1 J J J", "run_before_1"),
-    ("R3 R5 R4", "out_of_order"),  # out of order is not a run (RULES.md 2)
+    ("R3 R5 R4", "out_of_order"),  # out of order is not a run (docs/rules.md 2)
     ("R1 R3 R2 R4", "out_of_order"),
     ("R3 J R4", "out_of_order"),
     ("R1 R2 R4", "not_consecutive"),
@@ -124,7 +124,7 @@ def test_invalid_points_are_face_values_jokers_zero() -> None:
 
 
 def test_ambiguous_one_tile_two_jokers() -> None:
-    # RULES.md 2: one numbered tile and two jokers may be read either way (group or run, and a run
+    # docs/rules.md 2: one numbered tile and two jokers may be read either way (group or run, and a run
     # in either direction). The chosen reading is the one worth most.
     v = check("J J R5")
     kinds = sorted((r.kind.value, r.points, format_tiles(r.jokers)) for r in v.readings)
@@ -144,7 +144,7 @@ def test_unambiguous_set_has_one_reading() -> None:
 
 
 def test_group_joker_may_be_either_missing_colour() -> None:
-    # RULES.md 5: in a group of 3 with a joker either missing colour may replace it.
+    # docs/rules.md 5: in a group of 3 with a joker either missing colour may replace it.
     v = check("K5 B5 J")
     assert v.readings[0].joker_options == (tuple(parse_tiles("O5 R5")),)
 
@@ -273,7 +273,7 @@ def test_every_group_is_valid(group: list[Tile]) -> None:
 
 def test_shuffled_runs_are_invalid() -> None:
     # Seeded: a run of 3+ numbered tiles in an order that is neither increasing nor decreasing is
-    # never valid (RULES.md 2: out of order is not a run).
+    # never valid (docs/rules.md 2: out of order is not a run).
     rng = random.Random(1234)
     for _ in range(300):
         colour = rng.choice(COLOURS)

@@ -21,9 +21,9 @@ from tests.referee.tables import random_valid_table
         ("", "", [], []),
         ("R1 R2 R3 | K5 B5", "", ["too_short"], [[1]]),
         ("R1 R2 R4 | K5 K5 B5 | O1 O2 O3", "", ["not_consecutive", "duplicate_colour"], [[0], [1]]),
-        ("R1 R2 R3", "K7", ["loose_tile"], [[]]),  # RULES.md 2: no loose tiles
+        ("R1 R2 R3", "K7", ["loose_tile"], [[]]),  # docs/rules.md 2: no loose tiles
         ("R1 R2 R3", "K7 J", ["loose_tile", "loose_tile"], [[], []]),
-        # RULES.md 1: 2 copies of each numbered tile in a classic game
+        # docs/rules.md 1: 2 copies of each numbered tile in a classic game
         ("R1 R2 R3 | R1 R2 R3 | R1 K1 B1", "", ["too_many_copies"], [[0, 1, 2]]),
         # ... and 2 jokers
         ("R1 R2 J | K5 B5 J | O7 J O9", "", ["too_many_jokers"], [[0, 1, 2]]),

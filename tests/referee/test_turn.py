@@ -1,4 +1,4 @@
-"""Whole turns from the table before and after (RULES.md sections 4 and 5)."""
+"""Whole turns from the table before and after (docs/rules.md sections 4 and 5)."""
 
 from __future__ import annotations
 
@@ -54,33 +54,33 @@ def test_legal_turns(before: str, after: str, rack: str | None, opened: bool, ru
 
 # (before, after, rack, opened, rules, extra keyword arguments, codes, sets of the first new code)
 ILLEGAL = [
-    # RULES.md 4: tiles on the table never go back to a rack
+    # docs/rules.md 4: tiles on the table never go back to a rack
     ("R1 R2 R3 R4", "R1 R2 R3 | K5 B5 O5", None, True, CLASSIC, {}, ["table_tile_removed"], (0,)),
-    # RULES.md 5: a freed joker must be used again on the table; it never goes to the rack
+    # docs/rules.md 5: a freed joker must be used again on the table; it never goes to the rack
     ("R1 R2 J | K5 B5 O5", "R1 R2 R3 | K5 B5 O5", "R3", True, CLASSIC, {}, ["joker_missing"], (0,)),
-    # RULES.md 4: every play puts at least one rack tile on the table
+    # docs/rules.md 4: every play puts at least one rack tile on the table
     ("R1 R2 R3 R4 R5 R6", "R1 R2 R3 | R4 R5 R6", None, True, CLASSIC, {}, ["no_tile_played"], ()),
     ("R1 R2 R3", "R1 R2 R3", None, True, CLASSIC, {}, ["no_tile_played"], ()),
-    # RULES.md 5 (000): freeing a joker still needs a rack tile played in the same turn
+    # docs/rules.md 5 (000): freeing a joker still needs a rack tile played in the same turn
     (
         "R4 J R6 | K5 B5 O5 R5 | K9 K10 K11 K12 K13",
         "R4 R5 R6 | K5 B5 O5 | K9 K10 K11 | J K12 K13",
         None, True, CLASSIC, {}, ["no_tile_played"], (),
     ),  # fmt: skip
-    # RULES.md 4: a player who draws ends the turn: the table stays as it was
+    # docs/rules.md 4: a player who draws ends the turn: the table stays as it was
     ("R1 R2 R3", "R1 R2 R3 R4", None, True, CLASSIC, {"drew": True}, ["drew_but_changed_table"], (0,)),
     ("R1 R2 R3 R4 R5 R6", "R1 R2 R3 | R4 R5 R6", None, True, CLASSIC, {"drew": True}, ["drew_but_changed_table"], (0, 1)),
     # tiles laid must come from the rack
     ("R1 R2 R3", "R1 R2 R3 R4", "K9", True, CLASSIC, {}, ["tile_not_on_rack"], (0,)),
-    # RULES.md 2: only valid sets and no loose tiles at the end of the turn
+    # docs/rules.md 2: only valid sets and no loose tiles at the end of the turn
     ("R1 R2 R3", "R1 R2 R3 | K5 B5", None, True, CLASSIC, {}, ["too_short"], (1,)),
     ("R1 R2 R3", "R1 R2 R3 R4", None, True, CLASSIC, {"loose_after": "K9"}, ["loose_tile"], ()),
-    # RULES.md 4: the initial meld reaches 30 from the rack alone, table untouched
+    # docs/rules.md 4: the initial meld reaches 30 from the rack alone, table untouched
     ("R1 R2 R3", "R1 R2 R3 | K5 B5 O5", None, False, CLASSIC, {}, ["opening_below_minimum"], (1,)),
     ("R1 R2 R3 R4", "R1 R2 R3 | R4 R5 R6 | K10 B10 O10", None, False, CLASSIC, {}, ["opening_touched_table"], (0,)),
     # variant 003: no joker in the initial meld
     ("", "K10 J O10", None, False, NO_JOKER, {}, ["joker_in_opening"], (0,)),
-    # RULES.md 5: no joker taken before the initial meld
+    # docs/rules.md 5: no joker taken before the initial meld
     ("K3 B3 J", "K3 B3 O3 | K10 B10 O10 J", None, False, CLASSIC, {}, ["joker_taken_before_opening"], (0,)),
     # variant 004: the tile replacing a joker comes from the rack, not from the table
     ("R4 J R6 | R5 K5 B5 O5", "R4 R5 R6 | K5 B5 O5 | J R7 R8", "R7 R8", True, RACK_ONLY, {}, ["joker_replaced_from_table"], (0,)),

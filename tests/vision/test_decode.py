@@ -288,7 +288,7 @@ def test_rack_reading_and_penalty_total() -> None:
     reading = _read(scene, mode="rack")
     assert reading.mode == "rack" and reading.sets == () and reading.loose == ()
     assert sorted(reading.tiles[i].code for i in reading.rack) == sorted(["K1", "J", "R12", "O4", "B13"])
-    assert reading.rack_points == 1 + 30 + 12 + 4 + 13  # a joker on a rack counts 30 (RULES.md 1)
+    assert reading.rack_points == 1 + 30 + 12 + 4 + 13  # a joker on a rack counts 30 (docs/rules.md 1)
     assert all(t.rack and t.set is None for t in reading.tiles)
 
 

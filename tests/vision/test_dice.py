@@ -1,4 +1,4 @@
-"""Rummikub Dice from a photo (RULES.md section 8): renderer, decoding, count check, read_dice, CLI."""
+"""Rummikub Dice from a photo (docs/rules.md section 8): renderer, decoding, count check, read_dice, CLI."""
 
 from __future__ import annotations
 
@@ -174,7 +174,7 @@ IMAGE = np.full((300, 400, 3), 100, np.uint8)
 def test_nine_dice_are_scored() -> None:
     reading = _fake("R1 R2 R3 R4 R5 R6 R7 R8 R9").read_dice(IMAGE)
     assert reading.ok and reading.message is None
-    assert reading.score == 30  # all nine in one run (RULES.md section 8, rule 6)
+    assert reading.score == 30  # all nine in one run (docs/rules.md section 8, rule 6)
     data = reading.to_dict()
     assert data["arrangement"]["score"] == 30 and data["count"] == 9
     reading.raise_for_count()  # nothing to raise

@@ -54,7 +54,7 @@ def test_real_test_photos_read(reader) -> None:
 
 
 def test_read_cli_json_contract(tmp_path: Path) -> None:
-    """`python -m vision.read PHOTO --json` prints the DESIGN.md object; --overlay writes a PNG."""
+    """`python -m vision.read PHOTO --json` prints the docs/design.md object; --overlay writes a PNG."""
     photo = sorted((SAMPLE / "test" / "images").glob("*.jpg"))[0]
     overlay = tmp_path / "overlay.png"
     out = subprocess.run([sys.executable, "-m", "vision.read", str(photo), "--json", "--overlay", str(overlay), "--lang", "en"],

@@ -1,4 +1,4 @@
-"""TableReading and its parts (vision.reading): the JSON contract of DESIGN.md."""
+"""TableReading and its parts (vision.reading): the JSON contract of docs/design.md."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from vision.decode import build_reading
 from vision.detections import N_CODES, TileDetections
 from vision.reading import Doubt, ReadSet, ReadTile, TableReading
 
-# The contract of `python -m vision.read PHOTO --json` (DESIGN.md): these keys, these names, first.
+# The contract of `python -m vision.read PHOTO --json` (docs/design.md): these keys, these names, first.
 CONTRACT_TOP = ["image", "tiles", "sets", "doubts", "timing_ms"]
 CONTRACT_TILE = ["tile", "box", "confidence", "set"]
 CONTRACT_SET = ["tiles", "kind", "valid", "points"]

@@ -1,7 +1,7 @@
 """Accuracy of the shipped models on any labelled folder: ``python -m vision.evaluate FOLDER``.
 
 FOLDER is a real-photo split in ultralytics layout (``images/``, ``labels/``, the class names in
-``../data.yaml``, e.g. ``../shared/datasets/rummikub-real-v1/valid``) or a rendered split from
+``../data.yaml``, e.g. ``data/rummikub-real-v1/valid``) or a rendered split from
 ``datasets.synth`` (``images/`` and ``tiles/*.json``).
 
 Reported (IoU >= 0.5 to match a detection with a labelled tile):
