@@ -21,6 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.boxes import intersections
 from vision.detections import N_CODES, TileDetections
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -180,7 +181,7 @@ class TileModel:
 
     def crops(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray) -> np.ndarray:
         """The reader's square crops of ``boxes_xyxy`` (N, S, S, 3), cut as in training."""
-        from datasets.crops import crop_square
+        from vision.crops import crop_square
 
         s = self.reader_size
         return np.stack([crop_square(image_bgr, tuple(b), s) for b in boxes_xyxy])
@@ -254,9 +255,7 @@ def _not_straddling(boxes: np.ndarray, scores: np.ndarray, max_covered: float) -
     """Mask of boxes not mostly covered by more confident boxes (sum of pairwise overlaps)."""
     if len(boxes) < 3:
         return np.ones(len(boxes), dtype=bool)
-    x1 = np.maximum(boxes[:, None, 0], boxes[None, :, 0]); y1 = np.maximum(boxes[:, None, 1], boxes[None, :, 1])
-    x2 = np.minimum(boxes[:, None, 2], boxes[None, :, 2]); y2 = np.minimum(boxes[:, None, 3], boxes[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    inter = intersections(boxes, boxes)
     better = scores[None, :] > scores[:, None]
     area = np.clip((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]), 1e-6, None)
     covered = (inter * better).sum(axis=1) / area

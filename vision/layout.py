@@ -47,6 +47,8 @@ from statistics import median
 
 import numpy as np
 
+from vision.boxes import iou_matrix
+
 __all__ = [
     "Layout",
     "RackCue",
@@ -608,13 +610,7 @@ def group_sets(
 def _twins(boxes: np.ndarray) -> list[int]:
     """For each box, the index of an earlier box it duplicates (IoU >= TWIN_IOU), else -1."""
     n = len(boxes)
-    x1 = np.maximum(boxes[:, None, 0], boxes[None, :, 0])
-    y1 = np.maximum(boxes[:, None, 1], boxes[None, :, 1])
-    x2 = np.minimum(boxes[:, None, 2], boxes[None, :, 2])
-    y2 = np.minimum(boxes[:, None, 3], boxes[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
-    iou = inter / np.maximum(area[:, None] + area[None, :] - inter, 1e-9)
+    iou = iou_matrix(boxes, boxes)
     twin_of = [-1] * n
     close = np.tril(iou >= TWIN_IOU, -1)
     for i in np.flatnonzero(close.any(axis=1)).tolist():  # only the rare rows with a twin

@@ -35,7 +35,8 @@ def reader():
 
 def test_real_test_photos_read(reader) -> None:
     """Five real photos the models never trained on: tiles found and read."""
-    from vision.evaluate.tiles import load_labelled, match
+    from vision.boxes import match_boxes
+    from vision.evaluate.tiles import load_labelled
 
     items = load_labelled(SAMPLE / "test")
     items = [i for i in items if len(i.tiles) >= 10][:5]
@@ -44,7 +45,7 @@ def test_real_test_photos_read(reader) -> None:
     for item in items:
         reading = reader.read_table(cv2.imread(str(item.path)))
         boxes = np.array([t.box_xyxy for t in reading.tiles], np.float32).reshape(-1, 4)
-        pairs = match(boxes, item.boxes_xyxy)
+        pairs = match_boxes(boxes, item.boxes_xyxy)
         truth += len(item.tiles)
         found += len(pairs)
         right += sum(reading.tiles[p].tile == item.tiles[t] for p, t in pairs)
@@ -84,7 +85,7 @@ def test_rendered_scenes_read(reader) -> None:
     """Scenes rendered by datasets.synth from test-split seeds (never trained on): tiles found and read."""
     from datasets.synth import image_seed, render_scene
     from referee.tiles import parse_tile
-    from vision.evaluate.tiles import match
+    from vision.boxes import match_boxes
 
     truth = found = right = 0
     for index in range(4):
@@ -93,7 +94,7 @@ def test_rendered_scenes_read(reader) -> None:
         truth_boxes = np.array([t["box"] for t in tiles], np.float32).reshape(-1, 4)
         reading = reader.read_table(image)
         boxes = np.array([t.box_xyxy for t in reading.tiles], np.float32).reshape(-1, 4)
-        pairs = match(boxes, truth_boxes)
+        pairs = match_boxes(boxes, truth_boxes)
         truth += len(tiles)
         found += len(pairs)
         right += sum(reading.tiles[p].tile == parse_tile(tiles[t]["code"]) for p, t in pairs)
@@ -113,7 +114,8 @@ def test_far_shot_quarter_pass_finds_small_tiles() -> None:
     at 512 px its tiles are a few pixels wide. The quarter pass (``quarters_below``) finds more of them
     than the whole-photo pass alone, and changes nothing on the photo at its own size."""
     from vision.detect import DetectorSettings, TileModel
-    from vision.evaluate.tiles import load_labelled, match
+    from vision.boxes import match_boxes
+    from vision.evaluate.tiles import load_labelled
 
     item = max(load_labelled(SAMPLE / "test"), key=lambda i: len(i.tiles))
     photo = cv2.imread(str(item.path))
@@ -127,7 +129,7 @@ def test_far_shot_quarter_pass_finds_small_tiles() -> None:
 
     def recall(model: TileModel, image: np.ndarray, boxes: np.ndarray) -> float:
         found, _scores = model.find_boxes(image)
-        return len(match(found, boxes)) / len(boxes)
+        return len(match_boxes(found, boxes)) / len(boxes)
 
     assert recall(quartered, far, truth) > recall(plain, far, truth) + 0.1
     near_plain, _s = plain.find_boxes(photo)

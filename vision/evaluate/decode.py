@@ -205,7 +205,7 @@ def evaluate_model(splits: tuple[str, ...] = ("valid", "test"), rules: RuleSet =
 
     from datasets.real import load_split
     from referee.tiles import parse_tile
-    from vision.evaluate.layout import _match, load_set_labels
+    from vision.evaluate.layout import load_set_labels, matched_truth
     from vision.pipeline import TableReader, load_reader
 
     reader = TableReader(models_dir) if models_dir else load_reader()
@@ -220,7 +220,7 @@ def evaluate_model(splits: tuple[str, ...] = ("valid", "test"), rules: RuleSet =
             report.times_ms.append(float(reading.timing_ms.get("layout", 0.0)))
             boxes = np.array([t.box_xyxy for t in reading.tiles], dtype=np.float64).reshape(-1, 4)
             truth_boxes = np.array([t.box_xyxy for t in photo.tiles], dtype=np.float64)
-            to_truth = _match(boxes, truth_boxes)
+            to_truth = matched_truth(boxes, truth_boxes)
             for i, t in enumerate(reading.tiles):
                 if to_truth[i] is None or not t.alternatives or t.tile is None:
                     continue

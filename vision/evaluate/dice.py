@@ -31,48 +31,14 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.boxes import iou_matrix, match_boxes, polygon_box
+
 ROOT = Path(__file__).resolve().parents[2]
 CARD = ROOT / "datasets" / "cards" / "dice.md"
 MARK_START = "<!-- eval:start -->"
 MARK_END = "<!-- eval:end -->"
 
-__all__ = ["evaluate_dice", "evaluate_reader", "match_boxes", "main"]
-
-
-def _box(polygon: list[list[float]]) -> np.ndarray:
-    p = np.asarray(polygon, dtype=np.float32)
-    return np.array([*p.min(axis=0), *p.max(axis=0)], dtype=np.float32)
-
-
-def _iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    if len(a) == 0 or len(b) == 0:
-        return np.zeros((len(a), len(b)), np.float32)
-    ix1 = np.maximum(a[:, None, 0], b[None, :, 0])
-    iy1 = np.maximum(a[:, None, 1], b[None, :, 1])
-    ix2 = np.minimum(a[:, None, 2], b[None, :, 2])
-    iy2 = np.minimum(a[:, None, 3], b[None, :, 3])
-    inter = np.clip(ix2 - ix1, 0, None) * np.clip(iy2 - iy1, 0, None)
-    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
-    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
-    return inter / (area_a[:, None] + area_b[None, :] - inter + 1e-9)
-
-
-def match_boxes(truth: np.ndarray, found: np.ndarray, min_iou: float = 0.5) -> list[tuple[int, int]]:
-    """Greedy one-to-one matching by IoU: pairs (truth index, found index) with IoU >= ``min_iou``."""
-    iou = _iou_matrix(truth, found)
-    pairs: list[tuple[int, int]] = []
-    used_t: set[int] = set()
-    used_f: set[int] = set()
-    for flat in np.argsort(-iou, axis=None):
-        t, f = np.unravel_index(flat, iou.shape)
-        if iou[t, f] < min_iou:
-            break
-        if t in used_t or f in used_f:
-            continue
-        pairs.append((int(t), int(f)))
-        used_t.add(int(t))
-        used_f.add(int(f))
-    return pairs
+__all__ = ["evaluate_dice", "evaluate_reader", "main"]
 
 
 def evaluate_dice(folder: Path, model: Any, limit: int | None = None, progress: bool = True) -> dict[str, Any]:
@@ -101,17 +67,17 @@ def evaluate_dice(folder: Path, model: Any, limit: int | None = None, progress: 
         reading = model.read_dice(image)
         times.append((time.perf_counter() - t0) * 1000)
         truth = [d["code"] for d in data["dice"]]
-        t_boxes = np.array([_box(d["polygon"]) for d in data["dice"]], np.float32).reshape(-1, 4)
+        t_boxes = np.array([polygon_box(d["polygon"]) for d in data["dice"]], np.float32).reshape(-1, 4)
         f_boxes = np.array([f.box_xyxy for f in reading.faces], np.float32).reshape(-1, 4)
-        pairs = match_boxes(t_boxes, f_boxes)
+        pairs = [(t, f) for f, t in match_boxes(f_boxes, t_boxes)]
         matched_f = {f for _, f in pairs}
         tp += len(pairs)
         fn += len(truth) - len(pairs)
         unmatched = [i for i in range(len(f_boxes)) if i not in matched_f]
         fp += len(unmatched)
         if unmatched and data.get("side_faces"):
-            s_boxes = np.array([_box(s["polygon"]) for s in data["side_faces"]], np.float32)
-            iou = _iou_matrix(f_boxes[unmatched], s_boxes)
+            s_boxes = np.array([polygon_box(s["polygon"]) for s in data["side_faces"]], np.float32)
+            iou = iou_matrix(f_boxes[unmatched], s_boxes)
             side_as_top += int((iou.max(axis=1) >= 0.5).sum())
         right = 0
         for t, f in pairs:
@@ -164,7 +130,7 @@ def evaluate_reader(folder: Path, reader_path: Path, limit: int | None = None) -
     whether dice need a reader of their own. Accuracy is given face by face (argmax) and after
     the joint decoding with the dice rules (:func:`vision.dice.decode_faces`).
     """
-    from datasets.crops import crop_square
+    from vision.crops import crop_square
     from referee.tiles import Tile
     from vision.detect import _session, combine
     from vision.dice import decode_faces
@@ -178,7 +144,7 @@ def evaluate_reader(folder: Path, reader_path: Path, limit: int | None = None) -
         if not data["dice"]:
             continue
         image = cv2.imread(str(folder / "images" / data["image"]))
-        boxes = [_box(d["polygon"]) for d in data["dice"]]
+        boxes = [polygon_box(d["polygon"]) for d in data["dice"]]
         crops = np.stack([crop_square(image, tuple(b), size) for b in boxes])
         number, colour, _up = session.run(None, {session.get_inputs()[0].name: crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0})
         probs = combine(number, colour)

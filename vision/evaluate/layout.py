@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from vision.boxes import match_boxes
 from vision.layout import Layout, group_sets
 
 __all__ = ["LABELS_PATH", "KINDS", "load_set_labels", "PhotoScore", "score_layout", "LayoutReport", "evaluate", "main"]
@@ -167,27 +168,12 @@ def _axes_from_polygons(tiles: Iterable[Any]) -> np.ndarray:
     return np.asarray(out, dtype=np.float64).reshape(-1, 2)
 
 
-def _match(pred: np.ndarray, truth: np.ndarray) -> list[int | None]:
-    """For each predicted box, the labelled box it matches (IoU >= 0.5, best pairs first), or None."""
-    out: list[int | None] = [None] * len(pred)
-    if len(pred) == 0 or len(truth) == 0:
-        return out
-    x1 = np.maximum(pred[:, None, 0], truth[None, :, 0])
-    y1 = np.maximum(pred[:, None, 1], truth[None, :, 1])
-    x2 = np.minimum(pred[:, None, 2], truth[None, :, 2])
-    y2 = np.minimum(pred[:, None, 3], truth[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area_p = (pred[:, 2] - pred[:, 0]) * (pred[:, 3] - pred[:, 1])
-    area_t = (truth[:, 2] - truth[:, 0]) * (truth[:, 3] - truth[:, 1])
-    iou = inter / np.maximum(area_p[:, None] + area_t[None, :] - inter, 1e-9)
-    used: set[int] = set()
-    for flat in np.argsort(-iou, axis=None):
-        p, t = np.unravel_index(flat, iou.shape)
-        if iou[p, t] < IOU_MATCH:
-            break
-        if out[p] is None and int(t) not in used:
-            out[p] = int(t)
-            used.add(int(t))
+def matched_truth(found: np.ndarray, truth: np.ndarray) -> list[int | None]:
+    """For each found box, the labelled box it matches (:func:`vision.boxes.match_boxes`, IoU >=
+    0.5, best pairs first), or None."""
+    out: list[int | None] = [None] * len(found)
+    for f, t in match_boxes(found, truth, IOU_MATCH):
+        out[f] = t
     return out
 
 
@@ -234,7 +220,7 @@ def evaluate(
                 layout = group_sets(det.boxes_xyxy, det.up_xy, image_bgr=image)
                 report.times_ms.append((time.perf_counter() - t0) * 1000)
                 rack = group_sets(det.boxes_xyxy, det.up_xy, mode="rack") if label["rack"] else None
-                score = score_layout(label, layout, _match(det.boxes_xyxy.astype(np.float64), truth_boxes), rack)
+                score = score_layout(label, layout, matched_truth(det.boxes_xyxy.astype(np.float64), truth_boxes), rack)
             report.add(label["kind"], photo.image_path.name, score)
     return report
 

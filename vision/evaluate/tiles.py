@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from referee.tiles import Tile, parse_tile
+from vision.boxes import intersections, match_boxes
 
 
 @dataclass
@@ -62,29 +63,6 @@ def load_labelled(folder: Path) -> list[LabelledImage]:
             for p in photos
         ]
     raise SystemExit(f"{folder} is not a labelled folder: expected images/ with labels/ (and ../data.yaml) or tiles/*.json")
-
-
-def match(pred: np.ndarray, truth: np.ndarray, iou_min: float = 0.5) -> list[tuple[int, int]]:
-    """Greedy one-to-one matching by IoU (pairs of prediction index, truth index)."""
-    if len(pred) == 0 or len(truth) == 0:
-        return []
-    x1 = np.maximum(pred[:, None, 0], truth[None, :, 0]); y1 = np.maximum(pred[:, None, 1], truth[None, :, 1])
-    x2 = np.minimum(pred[:, None, 2], truth[None, :, 2]); y2 = np.minimum(pred[:, None, 3], truth[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    ap = (pred[:, 2] - pred[:, 0]) * (pred[:, 3] - pred[:, 1])
-    at = (truth[:, 2] - truth[:, 0]) * (truth[:, 3] - truth[:, 1])
-    iou = inter / (ap[:, None] + at[None, :] - inter + 1e-9)
-    pairs = []
-    order = np.dstack(np.unravel_index(np.argsort(-iou, axis=None), iou.shape))[0]
-    used_p, used_t = set(), set()
-    for p, t in order:
-        if iou[p, t] < iou_min:
-            break
-        if p in used_p or t in used_t:
-            continue
-        used_p.add(p); used_t.add(t)
-        pairs.append((int(p), int(t)))
-    return pairs
 
 
 def _reader_top1(read_tile) -> Tile | None:
@@ -138,9 +116,7 @@ def _covered(box: np.ndarray, ignore: np.ndarray) -> bool:
     """Whether most of ``box`` lies on one of the ``ignore`` boxes (a hidden tile found anyway)."""
     if len(ignore) == 0:
         return False
-    x1 = np.maximum(box[0], ignore[:, 0]); y1 = np.maximum(box[1], ignore[:, 1])
-    x2 = np.minimum(box[2], ignore[:, 2]); y2 = np.minimum(box[3], ignore[:, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    inter = intersections(box, ignore)[0]
     area = max(float((box[2] - box[0]) * (box[3] - box[1])), 1e-6)
     return bool((inter / area).max() >= 0.5)
 
@@ -168,14 +144,14 @@ def evaluate(folder: Path, reader=None, rules=None, limit: int | None = None, pr
         report.times_ms.append((time.perf_counter() - t0) * 1000)
         pred_boxes = np.array([t.box_xyxy for t in reading.tiles], np.float32).reshape(-1, 4)
         pred_tiles = [t.tile for t in reading.tiles]
-        pairs = match(pred_boxes, item.boxes_xyxy)
+        pairs = match_boxes(pred_boxes, item.boxes_xyxy)
         matched_first = {p for p, _ in pairs}
         dont_care = {p for p in range(len(pred_tiles)) if p not in matched_first and _covered(pred_boxes[p], item.ignore_xyxy)}
         if dont_care:  # a mostly hidden tile found anyway: neither right nor wrong
             keep = [p for p in range(len(pred_tiles)) if p not in dont_care]
             pred_boxes, pred_tiles = pred_boxes[keep], [pred_tiles[p] for p in keep]
             read_tiles = [reading.tiles[p] for p in keep]
-            pairs = match(pred_boxes, item.boxes_xyxy)
+            pairs = match_boxes(pred_boxes, item.boxes_xyxy)
         else:
             read_tiles = list(reading.tiles)
         report.images += 1

@@ -36,7 +36,7 @@ def augment_dice(sample, rng: np.random.Generator, size: int) -> tuple[np.ndarra
     """One training crop of a dice sample and its up vector: a small turn, scale, loose box, light."""
     import cv2
 
-    from datasets.crops import crop_square
+    from vision.crops import crop_square
     from vision.train.reader_data import PATCH_SIDE, photometric
 
     angle = float(np.clip(rng.normal(0, 7), -MAX_TILT_DEG, MAX_TILT_DEG))
@@ -88,7 +88,7 @@ def train_dice_reader(args: argparse.Namespace) -> None:
     export_reader(net, out / "dice_reader.onnx", args.size)
     card = {
         "model": "dice_reader", "architecture": f"ReaderNet(width={args.width}) (vision/train/reader_net.py)",
-        "input": f"{args.size}x{args.size} BGR crop, datasets.crops.crop_square of the top-face box",
+        "input": f"{args.size}x{args.size} BGR crop, vision.crops.crop_square of the top-face box",
         "classes": "number 1-13 / joker / none (not a top face); colour K, B, O (yellow), R",
         "data": f"{dice_dir} (python -m datasets.synth_dice), at most {args.dice_images} training photos",
         "samples": len(train), "epochs_run": len(history), "epochs_planned": args.epochs, "steps": steps, "batch": args.batch,

@@ -229,7 +229,7 @@ def train_reader(args) -> None:
     export_reader(net, out / "tile_reader.onnx", args.size)
     card = {
         "model": "tile_reader", "architecture": f"ReaderNet(width={args.width}) (vision/train/reader_net.py)",
-        "input": f"{args.size}x{args.size} BGR crop, datasets.crops.crop_square of the detector box",
+        "input": f"{args.size}x{args.size} BGR crop, vision.crops.crop_square of the detector box",
         "data": args.data, "samples": sum(len(p) for p in pools), "epochs_run": len(history), "steps": steps,
         "batch": args.batch, "training_minutes": round((time.time() - started) / 60, 1), "date": date.today().isoformat(),
         "command": "python -m vision.train " + " ".join(sys.argv[1:]), "best": best, "history": history,

@@ -1,6 +1,6 @@
 """Training samples for the reader: tile patches from real and rendered photos, augmented.
 
-Every sample ends in ``datasets.crops.crop_square`` - the very function inference applies to the
+Every sample ends in ``vision.crops.crop_square`` - the very function inference applies to the
 detector's boxes - so training and serving see crops made the same way. What varies is the tile
 under the crop: any rotation, a box as loose or tight as a real detector's, light, blur, noise.
 """
@@ -16,6 +16,8 @@ import cv2
 import numpy as np
 
 from referee.tiles import Tile
+from vision.boxes import iou_matrix
+
 # The reader's class numbers (vision.train.reader_net's; a test checks they agree). Not imported from
 # there: it pulls torch, and serving uses photometric() here (teaching a profile, vision.teach).
 JOKER_CLASS = 13
@@ -63,15 +65,6 @@ def _extract(image: np.ndarray, polygon: np.ndarray) -> tuple[np.ndarray, np.nda
     return patch, poly.astype(np.float32)
 
 
-def _boxes_iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    ix1 = np.maximum(box[0], boxes[:, 0]); iy1 = np.maximum(box[1], boxes[:, 1])
-    ix2 = np.minimum(box[2], boxes[:, 2]); iy2 = np.minimum(box[3], boxes[:, 3])
-    inter = np.clip(ix2 - ix1, 0, None) * np.clip(iy2 - iy1, 0, None)
-    area = (box[2] - box[0]) * (box[3] - box[1])
-    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
-    return inter / (area + areas - inter + 1e-9)
-
-
 def samples_from_photo(
     image: np.ndarray, tiles: list[tuple[Tile, np.ndarray, np.ndarray | None]], rng: np.random.Generator,
     source: str, negatives: float = 0.15,
@@ -108,7 +101,7 @@ def samples_from_photo(
         box = np.array([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], dtype=np.float32)
         if box[0] < 0 or box[1] < 0 or box[2] > w or box[3] > h:
             continue
-        if _boxes_iou(box, boxes_arr).max() > 0.3:
+        if iou_matrix(box, boxes_arr).max() > 0.3:
             continue
         poly = np.array([[box[0], box[1]], [box[2], box[1]], [box[2], box[3]], [box[0], box[3]]], dtype=np.float32)
         patch, ppoly = _extract(image, poly)
@@ -136,7 +129,7 @@ def load_detector_box_samples(split: str, models_dir: Path, rng: np.random.Gener
     """
     from datasets import real
     from vision.detect import TileModel
-    from vision.evaluate.tiles import match
+    from vision.boxes import match_boxes
 
     model = TileModel(models_dir)
     samples: list[Sample] = []
@@ -144,7 +137,7 @@ def load_detector_box_samples(split: str, models_dir: Path, rng: np.random.Gener
         image = cv2.imread(str(photo.image_path))
         boxes, _ = model.find_boxes(image)
         truth = np.array([t.box_xyxy for t in photo.tiles], np.float32).reshape(-1, 4)
-        for p, t in match(boxes, truth):
+        for p, t in match_boxes(boxes, truth):
             x1, y1, x2, y2 = boxes[p]
             corners = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float32)
             patch, ppoly = _extract(image, corners)
@@ -193,7 +186,7 @@ def load_synthetic_samples(folder: Path, rng: np.random.Generator, max_images: i
 
 def augment(sample: Sample, rng: np.random.Generator, size: int, strong: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """One training crop (size x size x 3 uint8) and its up vector in crop pixels."""
-    from datasets.crops import crop_square
+    from vision.crops import crop_square
 
     patch, poly = sample.patch, sample.polygon
     if strong:

@@ -1,0 +1,71 @@
+"""The tile crop the reader sees, in serving and in training alike (the same code serves both).
+
+A crop is the axis-aligned square window centred on a tile's box, with side
+``max(w, h) * MARGIN`` (1.15: a little table around the tile whatever its rotation), padded by
+edge replication where it leaves the image and resized to ``size x size`` with INTER_AREA
+(INTER_LINEAR when enlarging). Only an axis-aligned box is needed, so detector boxes and label
+polygons (through their bounding box, :func:`crop_tile`) are cropped identically. The crop is not
+turned upright: detector boxes carry no rotation, so the reader learns every rotation.
+
+Exporting the crops of a labelled folder for training: ``python -m datasets.crops``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+from vision.boxes import polygon_box
+
+__all__ = ["MARGIN", "DEFAULT_MARGIN", "DEFAULT_SIZE", "crop_square", "crop_tile"]
+
+MARGIN = 1.15
+"""Side of the square window relative to the longer side of the box: a little context around the
+tile (its edges, the logo) without much of the neighbours."""
+DEFAULT_MARGIN = MARGIN
+DEFAULT_SIZE = 64
+
+
+def crop_square(image_bgr: np.ndarray, box_xyxy: Sequence[float], size: int = DEFAULT_SIZE,
+                margin: float = MARGIN) -> np.ndarray:
+    """Square crop around ``box_xyxy`` (pixels, x1 y1 x2 y2), resized to ``size`` x ``size``.
+
+    Detector boxes are taken as they come: a degenerate box gives a 1-pixel window and a box
+    outside the image gives the replicated edge (inference must not fail on one odd box). Raises
+    ``ValueError`` only for a non-finite box, a bad size or margin, or an array that is not an image.
+    """
+    if image_bgr.ndim not in (2, 3) or image_bgr.shape[0] == 0 or image_bgr.shape[1] == 0:
+        raise ValueError(f"expected an image array of shape (H, W) or (H, W, C), got {image_bgr.shape}")
+    if int(size) < 1:
+        raise ValueError(f"crop size must be at least 1 pixel, got {size}")
+    if not margin > 0:
+        raise ValueError(f"margin must be positive, got {margin}")
+    x1, y1, x2, y2 = (float(v) for v in box_xyxy)
+    if not np.all(np.isfinite([x1, y1, x2, y2])):
+        raise ValueError(f"box {list(box_xyxy)} has a coordinate that is not a finite number")
+    size = int(size)
+    side = max(x2 - x1, y2 - y1, 1.0) * margin
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    left = int(round(cx - side / 2))
+    top = int(round(cy - side / 2))
+    s = max(int(round(side)), 1)
+    h, w = image_bgr.shape[:2]
+    pad_l, pad_t = max(0, -left), max(0, -top)
+    pad_r, pad_b = max(0, left + s - w), max(0, top + s - h)
+    window = image_bgr[max(top, 0):min(top + s, h), max(left, 0):min(left + s, w)]
+    if pad_l or pad_t or pad_r or pad_b:
+        if window.size == 0:  # box entirely outside the image: the nearest edge pixel, replicated
+            window = image_bgr[min(max(top, 0), h - 1):min(max(top, 0), h - 1) + 1,
+                               min(max(left, 0), w - 1):min(max(left, 0), w - 1) + 1]
+            pad_t, pad_b, pad_l, pad_r = 0, s - 1, 0, s - 1
+        window = cv2.copyMakeBorder(window, pad_t, pad_b, pad_l, pad_r, cv2.BORDER_REPLICATE)
+    interp = cv2.INTER_AREA if window.shape[0] > size else cv2.INTER_LINEAR
+    return cv2.resize(window, (size, size), interpolation=interp)
+
+
+def crop_tile(image_bgr: np.ndarray, polygon_xy: Sequence[Sequence[float]], size: int = DEFAULT_SIZE,
+              margin: float = MARGIN) -> np.ndarray:
+    """The reader crop of a labelled tile: :func:`crop_square` of the polygon's box (training side)."""
+    return crop_square(image_bgr, polygon_box(polygon_xy), size, margin)
