@@ -5,7 +5,7 @@ translator sees the placeholder names: ``_("{tile} is not on your rack").format(
 The language is per context (a web request, a CLI run): ``with use_language("ja"): ...``.
 
 The catalogs are ``referee/locale/<lang>/LC_MESSAGES/rummikub.mo``, compiled from the ``.po``
-files by ``python -m referee.i18n_tools`` (docs/i18n.md); at run time only the standard library
+files by Babel's ``pybabel compile`` (docs/i18n.md); at run time only the standard library
 reads them. Nothing is loaded at import: ``gettext`` and a language's catalog load on the first
 sentence translated into that language, which keeps ``import referee`` light.
 
