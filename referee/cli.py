@@ -2,7 +2,7 @@
 
 Readable output by default, one JSON object with ``--json``. Exit codes: 0 when the question was
 answered (an invalid set or an illegal turn is an answer, not an error), 2 for bad input (a
-one-line message naming the bad token or field), 1 when a feature's module is unavailable.
+one-line message naming the bad token or field).
 
 Examples::
 
@@ -15,6 +15,7 @@ Examples::
     python -m referee penalty --laid "R5 R6" --left-over K3
     python -m referee rules --rules xp
     python -m referee dice R1 R2 R3 K5 B5 O5 J B7 B8
+    python -m referee dice R3 R4 R5 R6 R7 K7 B7 O7 K1 --sets "R3 R4 R5 | K7 B7 O7 R7"   # your sets, and the best
     python -m referee arrange "R3 R1 K5 R2 O5 B5"      # can these tiles all be laid as valid sets?
     python -m referee best-move --table "R1 R2 R3" --rack "R4 K9 K10 K11"
     python -m referee best-move --table "B5 R5 O5 | O3 O4 J" --rack "O3 O4 O6 R3" --tiebreak estimate
@@ -57,7 +58,6 @@ from referee.verdict import Verdict
 __all__ = ["main", "build_parser", "rules_from_options", "run_piped"]
 
 EXIT_OK = 0
-EXIT_UNAVAILABLE = 1
 EXIT_BAD_INPUT = 2
 
 
@@ -160,6 +160,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("dice", "best arrangement of 9 Rummikub Dice faces (Rummikub Express)")
     p.add_argument("faces", nargs="+", metavar="FACE", help="the 9 faces, e.g. R1 R2 R3 K5 B5 O5 J B7 B8")
+    p.add_argument("--sets", default=None, metavar="SETS",
+                   help='score your own arrangement, sets separated by | (e.g. "R3 R4 R5 | K7 B7 O7 R7"; '
+                        "a die written in a run and a group is the die they share), beside the best one")
 
     p = add("best-move", "the best play for a rack on a table")
     p.add_argument("--table", default="", metavar="TABLE", help="the table, sets separated by |")
@@ -389,12 +392,24 @@ def _cmd_rules(args: argparse.Namespace, rules: RuleSet) -> Any:
 
 def _cmd_dice(args: argparse.Namespace, rules: RuleSet) -> Any:
     faces = parse_tiles(" ".join(args.faces))
-    from referee.dice import best_arrangement, format_arrangement  # lazy: written separately
+    from referee.dice import best_arrangement, format_arrangement, score_sets  # lazy: only this command needs it
 
-    arrangement = best_arrangement(faces)
+    best = best_arrangement(faces)
+    if args.sets is None:
+        return best.to_dict() if args.json else format_arrangement(best)
+    # The player's own arrangement, checked and scored, beside the best one (the rule book's
+    # strategy example: a layout worth 7 where 9 was there to take).
+    yours = score_sets(faces, args.sets)
     if args.json:
-        return arrangement.to_dict()
-    return format_arrangement(arrangement)
+        return {**yours.to_dict(), "best": best.to_dict()}
+    if yours.score >= best.score:
+        verdict = _("Your sets score {score}: no arrangement of this roll scores more.").format(score=yours.score)
+    else:
+        verdict = _("Your sets score {score}; the best arrangement scores {best}:").format(score=yours.score, best=best.score)
+    lines = [format_arrangement(yours), "", verdict]
+    if yours.score < best.score:
+        lines.append(format_arrangement(best))
+    return "\n".join(lines)
 
 
 def _cmd_best_move(args: argparse.Namespace, rules: RuleSet) -> Any:
@@ -414,8 +429,6 @@ def _cmd_best_move(args: argparse.Namespace, rules: RuleSet) -> Any:
         return {**move.to_dict(), "found": True}
     return move.describe()
 
-
-_FEATURE_MODULES = ("referee.dice", "referee.solver")
 
 _COMMANDS = {
     "set": _cmd_set,
@@ -450,7 +463,7 @@ def run_piped(main: Callable[[], int]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0 answered, 1 unavailable, 2 bad input)."""
+    """Run the command line; returns the exit code (0 answered, 2 bad input)."""
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -471,13 +484,6 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     try:
         rules = rules_from_options(args.rules, args.changes)
         result = _COMMANDS[args.command](args, rules)
-    except ImportError as exc:
-        # Only the lazily imported feature modules count as "unavailable"; anything else is a bug.
-        if exc.name not in _FEATURE_MODULES:
-            raise
-        message = _("{command} is not available: {error}").format(command=args.command, error=exc)
-        print(f"{parser.prog}: " + _("error: {message}").format(message=message), file=sys.stderr)
-        return EXIT_UNAVAILABLE
     except ValueError as exc:
         # TileError, RuleSetError, ScoringError, BadInput and the dice/solver input errors are all
         # ValueErrors whose message names the bad token or field.

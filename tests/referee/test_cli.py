@@ -166,13 +166,12 @@ def test_rules_from_options() -> None:
     assert rules_from_options("classic", [" opening_minimum = 50 "]).opening_minimum == 50
 
 
-# --- sub-commands wired to modules written separately -------------------------------------------
+# --- Rummikub Dice and the best move -------------------------------------------------------------
 
 
 def test_dice(capsys: pytest.CaptureFixture[str]) -> None:
-    dice = pytest.importorskip("referee.dice", reason="referee/dice.py (Rummikub Dice) is not there")
-    if not hasattr(dice, "best_arrangement"):
-        pytest.skip("referee.dice has no best_arrangement yet")
+    from referee import dice
+
     faces = ["R1", "R2", "R3", "K5", "B5", "O5", "J", "B7", "B8"]
     data = run_json(capsys, "dice", *faces)
     assert {"score", "arrangement"} <= set(data)
@@ -181,6 +180,20 @@ def test_dice(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and out.strip()
     code, _out, err = run(capsys, "dice", "R1", "R2")  # not 9 faces: bad input
     assert code == 2 and err.count("\n") == 1
+
+
+def test_dice_scores_the_players_own_sets_beside_the_best(capsys: pytest.CaptureFixture[str]) -> None:
+    """The rule book's strategy example: a layout worth 7 where a crossing at R7 makes 9."""
+    faces = "R3 R4 R5 R6 R7 K7 B7 O7 K1".split()
+    data = run_json(capsys, "dice", *faces, "--sets", "R3 R4 R5 | K7 B7 O7 R7")
+    assert data["score"] == 7 and data["best"]["score"] == 9
+    assert [s["dice"] for s in data["arrangement"]] == [["R3", "R4", "R5"], ["K7", "B7", "O7", "R7"]]
+    code, out, _err = run(capsys, "dice", *faces, "--sets", "R3 R4 R5 | K7 B7 O7 R7")
+    assert code == 0 and "Your sets score 7; the best arrangement scores 9:" in out
+    code, out, _err = run(capsys, "dice", *faces, "--sets", "R3 R4 R5 R6 R7 | K7 B7 O7 R7")
+    assert code == 0 and out.strip().endswith("Your sets score 9: no arrangement of this roll scores more.")
+    code, _out, err = run(capsys, "dice", *faces, "--sets", "R3 R4 | K7 B7 O7")  # a set of two dice
+    assert code == 2 and "R3 R4" in err and err.count("\n") == 1
 
 
 def test_arrange_and_the_table_rearranged(capsys: pytest.CaptureFixture[str]) -> None:
@@ -200,9 +213,6 @@ def test_arrange_and_the_table_rearranged(capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_best_move(capsys: pytest.CaptureFixture[str]) -> None:
-    solver = pytest.importorskip("referee.solver", reason="referee/solver/ (best move) is not there")
-    if not hasattr(solver, "best_move"):
-        pytest.skip("referee.solver has no best_move yet")
     data = run_json(capsys, "best-move", "--table", "R1 R2 R3", "--rack", "R4 K9 K10 K11")
     assert {"count", "points", "placed", "sets", "steps"} <= set(data)
     assert data["found"] is True and data["count"] >= 1

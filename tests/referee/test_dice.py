@@ -1,5 +1,5 @@
 """Rummikub Dice (docs/rules.md section 8, seed 002): best arrangement, the six scoring rules, jokers,
-chains, bad input, face layouts, reroll advice and the score sheet."""
+chains, bad input, the player's own sets and the score sheet."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import itertools
 import json
 import random
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,18 +17,13 @@ from referee.dice import (
     BONUS_ONE_RUN,
     BONUS_THREE_GROUPS,
     BONUS_TWO_RUNS,
-    EXAMPLE_LAYOUT_PATH,
     DiceArrangement,
     DiceError,
-    DiceLayout,
     DiceRules,
     DiceSheet,
-    _search,
     best_arrangement,
-    example_layout,
     format_arrangement,
     parse_faces,
-    reroll_advice,
     score_sets,
 )
 from referee.tiles import ALL_NUMBERED, JOKER, Colour, Tile, TileError, parse_tiles
@@ -394,16 +388,6 @@ def test_best_arrangement_is_consistent(numbered: list[Tile], jokers: int) -> No
             assert face.is_joker or face == tile
 
 
-def test_search_without_joker_stand_ins_scores_the_same() -> None:
-    """Reroll advice scores outcomes without joker stand-ins; check that on a seeded sample."""
-    rng = random.Random(7)
-    pools = [[t for t in ALL_NUMBERED if t.number <= 6], [t for t in ALL_NUMBERED if t.colour is Colour.RED],
-             [t for t in ALL_NUMBERED if t.number in (4, 5, 6, 7)]]  # fmt: skip
-    for trial in range(240):
-        faces = tuple(_random_roll(rng, 1 + trial % 2, pools[trial % 3]))
-        assert _search(faces, DiceRules()).score == _search(faces, DiceRules(), stand_in=False).score, faces
-
-
 def test_search_is_fast() -> None:
     """Target well under 50 ms a roll (typically 0.1 ms; the heaviest rolls about 10 ms)."""
     worst = 0.0
@@ -412,121 +396,6 @@ def test_search_is_fast() -> None:
         best_arrangement(faces)
         worst = max(worst, time.perf_counter() - start)
     assert worst < 0.25  # generous: the machine may be busy
-
-
-# --- face layouts -----------------------------------------------------------------------------------
-
-def test_example_layout_is_valid_and_labelled_as_an_example() -> None:
-    layout = example_layout()
-    assert layout.example is True and "EXAMPLE" in layout.label
-    assert DiceLayout.from_dict(layout.to_dict()) == layout
-    faces = [f for die in layout.dice for f in die]
-    assert len(faces) == 54 and faces.count(JOKER) == 2 and set(ALL_NUMBERED) <= set(faces)
-
-
-def _layout_dict() -> dict:
-    return json.loads(EXAMPLE_LAYOUT_PATH.read_text(encoding="utf-8"))
-
-
-@pytest.mark.parametrize(
-    "change, message",
-    [
-        (lambda d: d["dice"].pop(), "9 dice, not 8"),
-        (lambda d: d["dice"][2].pop(), "Die 3 .* 5 faces"),
-        (lambda d: d["dice"][1].__setitem__(0, "K1"), "K1 is on die 1 and on die 2"),
-        (lambda d: d["dice"][0].__setitem__(0, "J"), "2 jokers, not 3"),
-        (lambda d: d.pop("dice"), '"dice" list'),
-    ],
-)
-def test_layout_validation(change, message: str) -> None:  # type: ignore[no-untyped-def]
-    data = _layout_dict()
-    change(data)
-    with pytest.raises(DiceError, match=message):
-        DiceLayout.from_dict(data)
-
-
-def test_layout_with_a_bad_face_names_it() -> None:
-    data = _layout_dict()
-    data["dice"][0][0] = "Z9"
-    with pytest.raises(TileError, match="Z9"):
-        DiceLayout.from_dict(data)
-
-
-def test_layout_from_json_errors(tmp_path: Path) -> None:
-    bad = tmp_path / "bad.json"
-    bad.write_text("{not json", encoding="utf-8")
-    with pytest.raises(DiceError, match="not valid JSON"):
-        DiceLayout.from_json(bad)
-    with pytest.raises(DiceError, match="Cannot read"):
-        DiceLayout.from_json(tmp_path / "missing.json")
-    good = tmp_path / "good.json"
-    good.write_text(json.dumps(_layout_dict()), encoding="utf-8")
-    assert DiceLayout.from_json(good) == example_layout()
-
-
-def test_layout_assigns_faces_to_dice_and_rejects_impossible_rolls() -> None:
-    layout = example_layout()
-    roll = [die[0] for die in layout.dice]
-    assert layout.assign(roll) == tuple(range(9))
-    # K1 and K10 are both on die 1 of the example layout.
-    with pytest.raises(DiceError, match="same die"):
-        layout.assign(["K1", "K10", "K3", "K4", "K5", "K6", "K7", "K8", "K9"])
-    # Jokers are on dice 8 and 9; K8 (die 8) showing leaves a joker for die 1, which has none.
-    with pytest.raises(DiceError, match="no joker face"):
-        layout.assign(["J", "K2", "K3", "K4", "K5", "K6", "K7", "K8", "K9"])
-
-
-# --- reroll advice ----------------------------------------------------------------------------------
-
-def test_reroll_advice_needs_a_layout() -> None:
-    with pytest.raises(DiceError, match="layout of the dice is unknown"):
-        reroll_advice(STRATEGY_FACES, 1, None)
-
-
-def test_reroll_advice_checks_its_input() -> None:
-    layout = example_layout()
-    roll = [die[0] for die in layout.dice]
-    with pytest.raises(DiceError, match="0, 1 or 2"):
-        reroll_advice(roll, 3, layout)
-    with pytest.raises(DiceError, match="not 8"):
-        reroll_advice(roll[:8], 1, layout)
-
-
-def test_no_rolls_left_means_stop() -> None:
-    layout = example_layout()
-    roll = [die[0] for die in layout.dice]  # K1..K9: one run of 9
-    (only,) = reroll_advice(roll, 0, layout)
-    assert only.reroll == () and only.expected_score == 30 and only.exact
-
-
-def test_one_die_reroll_is_exact_and_matches_enumeration() -> None:
-    layout = example_layout()
-    # K1..K8 (dice 1-8) and B5 on die 9: rolling die 9 again can bring K9 (30 points).
-    roll = parse_tiles("K1 K2 K3 K4 K5 K6 K7 K8 B5")
-    advice = reroll_advice(roll, 1, layout)
-    assert advice == sorted(advice, key=lambda c: -c.expected_score)
-    choice = next(c for c in advice if [t.code for t in c.reroll] == ["B5"])
-    expected = sum(best_arrangement([*roll[:8], face]).score for face in layout.dice[8]) / 6
-    assert choice.exact and choice.samples == 6
-    assert choice.expected_score == pytest.approx(expected)
-    stop = next(c for c in advice if not c.reroll)
-    assert stop.expected_score == best_arrangement(roll).score
-
-
-def test_reroll_advice_is_reproducible_and_bounded() -> None:
-    layout = example_layout()
-    rng = random.Random(3)
-    roll = [rng.choice(die) for die in layout.dice]
-    start = time.perf_counter()
-    first = reroll_advice(roll, 2, layout, seed=5)
-    elapsed = time.perf_counter() - start
-    assert [c.to_dict() for c in first] == [c.to_dict() for c in reroll_advice(roll, 2, layout, seed=5)]
-    assert 2 <= len(first) <= 7
-    top = DiceRules().max_turn_score
-    for choice in first:
-        assert 0 <= choice.expected_score <= top
-        assert sorted(t.index for t in choice.keep + choice.reroll) == sorted(t.index for t in roll)
-    assert elapsed < 20  # typically well under a second
 
 
 # --- score sheet ------------------------------------------------------------------------------------
@@ -632,13 +501,6 @@ def test_every_choice_in_a_small_exhaustive_check() -> None:
             except DiceError:
                 continue
     assert top == best == 9  # run R1-R5 crossing the group of 3s at R3
-
-
-def test_layout_die_of_a_face() -> None:
-    layout = example_layout()
-    assert layout.die_of(Tile.parse("K1")) == 0 and layout.die_of(Tile.parse("R13")) == 6
-    with pytest.raises(DiceError, match="does not name its die"):
-        layout.die_of(JOKER)  # the example puts the jokers on two different dice
 
 
 # Translations (issue 8): whole sentences inside _(), no plural made by appending "s".
