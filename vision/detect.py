@@ -68,7 +68,11 @@ class DetectorSettings:
     """At most this many doubtful tiles per photo go to the recogniser (it costs ~13 ms a tile)."""
 
 
-def _session(path: Path, threads: int | None):
+def onnx_session(path: Path, threads: int | None):  # noqa: ANN201 - onnxruntime stays a lazy import
+    """An onnxruntime CPU session for one model file (``threads`` for its operators; default all cores).
+
+    Raises :class:`ModelMissingError` naming the file when it is absent.
+    """
     import onnxruntime as ort  # lazy: importing vision must stay cheap
 
     if not path.exists():
@@ -86,8 +90,8 @@ class TileModel:
     def __init__(self, models_dir: Path | str = MODELS_DIR, settings: DetectorSettings | None = None, threads: int | None = None) -> None:
         models_dir = Path(models_dir)
         self.settings = settings or DetectorSettings()
-        self.detector = _session(models_dir / DETECTOR_FILE, threads)
-        self.reader = _session(models_dir / READER_FILE, threads)
+        self.detector = onnx_session(models_dir / DETECTOR_FILE, threads)
+        self.reader = onnx_session(models_dir / READER_FILE, threads)
         shape = self.detector.get_inputs()[0].shape  # [1, 3, H, W]
         self.det_size = (int(shape[3]), int(shape[2]))
         self.reader_size = int(self.reader.get_inputs()[0].shape[3])

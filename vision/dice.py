@@ -34,7 +34,7 @@ import numpy as np
 from referee.assignment import best_assignment
 from referee.i18n import _, use_language
 from referee.tiles import Tile
-from vision.detect import MODELS_DIR, DetectorSettings, TileModel, _session
+from vision.detect import MODELS_DIR, DetectorSettings, TileModel, onnx_session
 from vision.detections import CODES, N_CODES
 
 __all__ = [
@@ -81,9 +81,9 @@ class DiceSettings:
     """When the dice cover less than this share of the photo, the detector looks a second time at
     the part of the photo where they lie (dice are small in a 320-pixel view of the whole photo)."""
     window_scales: tuple[float, ...] = ()
-    """Extra reading windows, relative to the detector's box (empty: read the box only). Measured
-    on the rendered validation split, (1.08, 0.94) lifts per-die accuracy from 0.977 to 0.978 and
-    costs 60 ms a photo here: off by default."""
+    """Extra reading windows, relative to the detector's box (empty: read the box only). Off by
+    default: on rendered photos they gain about a thousandth of accuracy for 60 ms a photo
+    (docs/measurements.md)."""
     min_confidence: float = 0.0
     """A box whose best reading has less probability than this is not scored as a die (with a
     doubt), so that the count message asks for another photo instead of a guessed face being
@@ -256,8 +256,8 @@ class DiceModel(TileModel):
         models_dir = Path(models_dir)
         self.dice_settings = settings or DiceSettings()
         self.settings = self.dice_settings.detector
-        self.detector = _session(models_dir / DICE_DETECTOR_FILE, threads)
-        self.reader = _session(models_dir / reader_file, threads)
+        self.detector = onnx_session(models_dir / DICE_DETECTOR_FILE, threads)
+        self.reader = onnx_session(models_dir / reader_file, threads)
         shape = self.detector.get_inputs()[0].shape
         self.det_size = (int(shape[3]), int(shape[2]))
         self.reader_size = int(self.reader.get_inputs()[0].shape[3])

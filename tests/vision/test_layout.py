@@ -276,8 +276,8 @@ def test_set_of_maps_tiles_to_sets() -> None:
 
 @pytest.mark.realdata
 def test_real_photos_sets_rebuilt_from_labelled_boxes() -> None:
-    """Measured: 272 of 277 table sets (98.2%) over the 49 labelled table photos, 90/90 on valid
-    and test; every rack photo's rows right when told it is a rack."""
+    """Table sets rebuilt from the labelled boxes of the real photos, and every rack photo's rows
+    right when told it is a rack (figures: docs/measurements.md)."""
     from vision.evaluate.layout import evaluate
 
     totals = evaluate(("valid", "test", "train")).totals()

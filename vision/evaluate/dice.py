@@ -132,10 +132,10 @@ def evaluate_reader(folder: Path, reader_path: Path, limit: int | None = None) -
     """
     from vision.crops import crop_square
     from referee.tiles import Tile
-    from vision.detect import _session, combine
+    from vision.detect import combine, onnx_session
     from vision.dice import decode_faces
 
-    session = _session(reader_path, None)
+    session = onnx_session(reader_path, None)
     size = int(session.get_inputs()[0].shape[3])
     labels = sorted((folder / "dice").glob("*.json"))[:limit]
     n = right = right_decoded = called_none = 0
