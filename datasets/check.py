@@ -27,38 +27,12 @@ _SPLIT_NAMES = ("train", "val", "valid", "test")
 _COLOURS = {"K": (40, 40, 40), "B": (220, 90, 20), "O": (0, 140, 255), "R": (40, 40, 230), "J": (160, 0, 160)}
 
 
-def _names_from_yaml(path: Path) -> list[str]:
-    """Class names from an ultralytics data.yaml, as a list (``- name``) or a mapping (``0: name``)."""
-    names: dict[int, str] = {}
-    listed: list[str] = []
-    in_names = False
-    for line in path.read_text().splitlines():
-        if line.startswith("names:"):
-            in_names = True
-            rest = line[len("names:"):].strip()
-            if rest.startswith("["):  # inline list
-                return [n.strip().strip("'\"") for n in rest.strip("[]").split(",") if n.strip()]
-            continue
-        if not in_names:
-            continue
-        s = line.strip()
-        if not s:
-            continue
-        if not line.startswith((" ", "-")):
-            break
-        if s.startswith("- "):
-            listed.append(s[2:].strip().strip("'\""))
-        elif ":" in s:
-            key, _, value = s.partition(":")
-            if key.strip().isdigit():
-                names[int(key)] = value.strip().strip("'\"")
-    return listed or [names[k] for k in sorted(names)]
-
-
 def _class_names(split_dir: Path) -> list[str]:
     for folder in (split_dir, split_dir.parent):
         if (folder / "data.yaml").exists():
-            return _names_from_yaml(folder / "data.yaml")
+            from datasets.real import class_names  # PyYAML, lazy like the rest of this tool's reading
+
+            return class_names(folder)
     return ["tile"]
 
 
