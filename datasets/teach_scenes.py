@@ -1,7 +1,7 @@
 """Rendered teaching photos: a player's tiles laid out flat in rows, photographed from above.
 
 ``vision.teach`` learns an edition from such a photo and the rows typed for it; these scenes stand
-for the player's photo when the profile is measured (``python -m vision.eval_teach``): taught from
+for the player's photo when the profile is measured (``python -m vision.evaluate.teach``): taught from
 two rendered layouts of a font family held out of training, then read on other photos of it.
 
     python -m datasets.teach_scenes OUT --family quicksand [--photos 2] [--seed 0]

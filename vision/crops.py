@@ -7,6 +7,9 @@ edge replication where it leaves the image and resized to ``size x size`` with I
 polygons (through their bounding box, :func:`crop_tile`) are cropped identically. The crop is not
 turned upright: detector boxes carry no rotation, so the reader learns every rotation.
 
+:func:`photometric` varies a crop's light and camera the way photos do: the reader's training and
+a player's teaching (``vision.teach``) both apply it, and teaching runs without the training stack.
+
 Exporting the crops of a labelled folder for training: ``python -m datasets.crops``.
 """
 
@@ -19,7 +22,7 @@ import numpy as np
 
 from vision.boxes import polygon_box
 
-__all__ = ["MARGIN", "DEFAULT_MARGIN", "DEFAULT_SIZE", "crop_square", "crop_tile"]
+__all__ = ["MARGIN", "DEFAULT_MARGIN", "DEFAULT_SIZE", "crop_square", "crop_tile", "photometric"]
 
 MARGIN = 1.15
 """Side of the square window relative to the longer side of the box: a little context around the
@@ -69,3 +72,32 @@ def crop_tile(image_bgr: np.ndarray, polygon_xy: Sequence[Sequence[float]], size
               margin: float = MARGIN) -> np.ndarray:
     """The reader crop of a labelled tile: :func:`crop_square` of the polygon's box (training side)."""
     return crop_square(image_bgr, polygon_box(polygon_xy), size, margin)
+
+
+def photometric(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Light, white balance, blur, noise and JPEG, kept small enough that colours stay colours."""
+    img = crop.astype(np.float32)
+    gain = rng.uniform(0.6, 1.35)
+    bias = rng.uniform(-25, 25)
+    wb = rng.uniform(0.88, 1.12, size=3)  # warm/cool light; hue shifts stay small (colour is a class)
+    img = img * gain * wb + bias
+    if rng.random() < 0.3:  # uneven light across the tile
+        h, w = img.shape[:2]
+        gx = np.linspace(-1, 1, w)[None, :, None] * rng.uniform(-0.25, 0.25)
+        gy = np.linspace(-1, 1, h)[:, None, None] * rng.uniform(-0.25, 0.25)
+        img = img * (1 + gx + gy)
+    if rng.random() < 0.3:
+        img = img + rng.normal(0, rng.uniform(2, 10), size=img.shape)
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    if rng.random() < 0.25:
+        k = int(rng.choice([3, 5]))
+        img = cv2.GaussianBlur(img, (k, k), 0)
+    if rng.random() < 0.25:
+        q = int(rng.uniform(30, 90))
+        ok, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
+        if ok:
+            img = cv2.imdecode(enc, cv2.IMREAD_COLOR)
+    if rng.random() < 0.1:  # grey-ish camera: colour must also come from what is left
+        grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)[:, :, None]
+        img = cv2.addWeighted(img, 0.6, np.repeat(grey, 3, axis=2), 0.4, 0)
+    return img

@@ -90,7 +90,7 @@ def _views(image: np.ndarray, boxes: np.ndarray, model, rng: np.random.Generator
     """``count`` jittered crops of each box: (len(boxes) * count, S, S, 3), box-major order."""
     import cv2
 
-    from vision.train.reader_data import photometric
+    from vision.crops import photometric
 
     out = []
     for box in boxes:

@@ -1,4 +1,4 @@
-"""Does teaching help, and never hurt? ``python -m vision.eval_teach [--photos 16] [--json]``.
+"""Does teaching help, and never hurt? ``python -m vision.evaluate.teach [--photos 16] [--json]``.
 
 For every font family held out of training (``datasets.fonts.HELD_OUT``), one edition look is
 drawn in that family; two rendered teaching photos of it (``datasets.teach_scenes``: 1-13 of each
@@ -23,8 +23,9 @@ SCENES = {"rack": 0.55, "mixed": 0.2, "table": 0.25}
 
 
 def _f1(reader, images: list[tuple[np.ndarray, dict]]) -> dict:
-    from vision.evaluate.tiles import Report, _covered, match
     from referee.tiles import parse_tile
+    from vision.boxes import match_boxes
+    from vision.evaluate.tiles import Report, mostly_covered
 
     total = Report()
     for image, record in images:
@@ -33,10 +34,10 @@ def _f1(reader, images: list[tuple[np.ndarray, dict]]) -> dict:
         ignore = np.array([t["visible_box"] for t in record["tiles"] if t.get("hidden")], np.float32).reshape(-1, 4)
         reading = reader.read_table(image, mode="rack" if record["scene"] == "rack" else "table")
         boxes = np.array([t.box_xyxy for t in reading.tiles], np.float32).reshape(-1, 4)
-        keep = [i for i in range(len(boxes)) if not _covered(boxes[i], ignore) or
-                any(p == i for p, _ in match(boxes, truth))]
+        keep = [i for i in range(len(boxes)) if not mostly_covered(boxes[i], ignore) or
+                any(p == i for p, _ in match_boxes(boxes, truth))]
         boxes, tiles = boxes[keep], [reading.tiles[i].tile for i in keep]
-        pairs = match(boxes, truth)
+        pairs = match_boxes(boxes, truth)
         right = sum(1 for p, t in pairs if tiles[p] == parse_tile(shown[t]["code"]))
         r = Report(images=1, truth=len(shown), predicted=len(tiles), matched=len(pairs), read_right=right,
                    perfect_images=int(right == len(shown) == len(tiles)))
@@ -87,7 +88,7 @@ def run(photos: int = 16, seed: int = 0, models: Path | None = None) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m vision.eval_teach", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m vision.evaluate.teach", description=__doc__.split("\n\n")[0])
     p.add_argument("--photos", type=int, default=16, help="rendered photos read per family (default 16)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--models", type=Path, default=None, help="folder of the models (default models/)")

@@ -112,7 +112,7 @@ class Report:
         }
 
 
-def _covered(box: np.ndarray, ignore: np.ndarray) -> bool:
+def mostly_covered(box: np.ndarray, ignore: np.ndarray) -> bool:
     """Whether most of ``box`` lies on one of the ``ignore`` boxes (a hidden tile found anyway)."""
     if len(ignore) == 0:
         return False
@@ -146,7 +146,7 @@ def evaluate(folder: Path, reader=None, rules=None, limit: int | None = None, pr
         pred_tiles = [t.tile for t in reading.tiles]
         pairs = match_boxes(pred_boxes, item.boxes_xyxy)
         matched_first = {p for p, _ in pairs}
-        dont_care = {p for p in range(len(pred_tiles)) if p not in matched_first and _covered(pred_boxes[p], item.ignore_xyxy)}
+        dont_care = {p for p in range(len(pred_tiles)) if p not in matched_first and mostly_covered(pred_boxes[p], item.ignore_xyxy)}
         if dont_care:  # a mostly hidden tile found anyway: neither right nor wrong
             keep = [p for p in range(len(pred_tiles)) if p not in dont_care]
             pred_boxes, pred_tiles = pred_boxes[keep], [pred_tiles[p] for p in keep]

@@ -36,8 +36,8 @@ def augment_dice(sample, rng: np.random.Generator, size: int) -> tuple[np.ndarra
     """One training crop of a dice sample and its up vector: a small turn, scale, loose box, light."""
     import cv2
 
-    from vision.crops import crop_square
-    from vision.train.reader_data import PATCH_SIDE, photometric
+    from vision.crops import crop_square, photometric
+    from vision.train.reader_data import PATCH_SIDE
 
     angle = float(np.clip(rng.normal(0, 7), -MAX_TILT_DEG, MAX_TILT_DEG))
     m = cv2.getRotationMatrix2D((PATCH_SIDE / 2, PATCH_SIDE / 2), angle, rng.uniform(0.85, 1.15))

@@ -17,9 +17,10 @@ import numpy as np
 
 from referee.tiles import Tile
 from vision.boxes import iou_matrix
+from vision.crops import photometric
 
 # The reader's class numbers (vision.train.reader_net's; a test checks they agree). Not imported from
-# there: it pulls torch, and serving uses photometric() here (teaching a profile, vision.teach).
+# there: it pulls torch.
 JOKER_CLASS = 13
 NONE_CLASS = 14
 
@@ -211,35 +212,6 @@ def augment(sample: Sample, rng: np.random.Generator, size: int, strong: bool = 
     if not np.isnan(up).any():
         up = up / (np.linalg.norm(up) + 1e-6)
     return crop, up.astype(np.float32)
-
-
-def photometric(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Light, white balance, blur, noise and JPEG, kept small enough that colours stay colours."""
-    img = crop.astype(np.float32)
-    gain = rng.uniform(0.6, 1.35)
-    bias = rng.uniform(-25, 25)
-    wb = rng.uniform(0.88, 1.12, size=3)  # warm/cool light; hue shifts stay small (colour is a class)
-    img = img * gain * wb + bias
-    if rng.random() < 0.3:  # uneven light across the tile
-        h, w = img.shape[:2]
-        gx = np.linspace(-1, 1, w)[None, :, None] * rng.uniform(-0.25, 0.25)
-        gy = np.linspace(-1, 1, h)[:, None, None] * rng.uniform(-0.25, 0.25)
-        img = img * (1 + gx + gy)
-    if rng.random() < 0.3:
-        img = img + rng.normal(0, rng.uniform(2, 10), size=img.shape)
-    img = np.clip(img, 0, 255).astype(np.uint8)
-    if rng.random() < 0.25:
-        k = int(rng.choice([3, 5]))
-        img = cv2.GaussianBlur(img, (k, k), 0)
-    if rng.random() < 0.25:
-        q = int(rng.uniform(30, 90))
-        ok, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
-        if ok:
-            img = cv2.imdecode(enc, cv2.IMREAD_COLOR)
-    if rng.random() < 0.1:  # grey-ish camera: colour must also come from what is left
-        grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)[:, :, None]
-        img = cv2.addWeighted(img, 0.6, np.repeat(grey, 3, axis=2), 0.4, 0)
-    return img
 
 
 def load_dice_samples(folder: Path, rng: np.random.Generator, max_images: int | None = None,
