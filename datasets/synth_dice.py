@@ -44,7 +44,6 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from datasets.render_tiles import font_dir
 from referee.tiles import JOKER, Colour, Tile
 
 __all__ = [
@@ -159,9 +158,17 @@ def sample_style(rng: Rng) -> DiceStyle:
     )
 
 
+def _font_dir() -> Path:
+    try:
+        import matplotlib
+    except ImportError as exc:  # pragma: no cover - matplotlib is in the train extras
+        raise RuntimeError("the dice renderer needs matplotlib's bundled fonts: pip install matplotlib") from exc
+    return Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+
+
 @functools.lru_cache(maxsize=32)
 def _ttf(name: str, px: int) -> ImageFont.FreeTypeFont:
-    path = font_dir() / name
+    path = _font_dir() / name
     if not path.exists():
         raise FileNotFoundError(f"font {name} not found in {path.parent}")
     return ImageFont.truetype(str(path), px)
