@@ -3,7 +3,7 @@
     python -m datasets.far_shots valid data/real_far/valid [--factor 2]
     python -m vision.evaluate data/real_far/valid
 
-The shared photos are close-ups: their tiles fill a good part of the frame. A player who shoots the
+The real photos are close-ups: their tiles fill a good part of the frame. A player who shoots the
 whole table from a chair gets tiles a half or a third that size. This puts each photo of a real
 split (labels as corrected in ``datasets/labels``) at its own resolution in the middle of a plain
 cloth ``factor`` times its width and height, so that after the detector's downscale its tiles are

@@ -1,7 +1,7 @@
 """Speed of reading a photo, from the JPEG's bytes: ``python -m vision.evaluate.bench [--json]``.
 
 The inputs are phone-sized JPEGs (12 megapixels, 4000x3000 or 4624x3468) made on the fly: every
-real photo of the shared test split upscaled (tables), and rendered rack close-ups of the rack test
+real photo of the real set's test split upscaled (tables), and rendered rack close-ups of the rack test
 split (``datasets.synth``, when rendered under ``data/``). Each input is timed ONCE, in a process
 warmed on another photo (a repeat of the same input would measure caches), and each against a
 baseline measured on the same input in the same run, interleaved (these machines are noisy):
