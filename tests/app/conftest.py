@@ -117,20 +117,18 @@ class KnownPhotos:
 
 
 def turn_photos(folder: Path) -> tuple[Path, Path, KnownPhotos]:
-    """A turn in two real photos: *after* is a shared photo with loose tiles (R11 R12) beside
+    """A turn in two real photos: *after* is a real photo with loose tiles (R11 R12) beside
     eleven valid sets; *before* is the same photo with one valid set painted out (not laid yet).
     Returns (before, after, a reader that knows both)."""
     import cv2
 
-    from tests.app.corpus import photo_labels, real_photo_paths
+    from tests.app.corpus import photo_labels
+    from tests.photos import sample_photos
     from vision.decode import build_reading
     from vision.detections import TileDetections
     from referee.tiles import parse_tile
 
-    photos = [p for p in real_photo_paths() if p.name.startswith("rummy4-6_")]
-    if not photos:
-        pytest.skip("the shared data set ../shared/datasets/rummikub-real-v1 is absent")
-    after = photos[0]
+    (after,) = [p for p in sample_photos() if p.name.startswith("rummy4-6_")]
     boxes, codes = photo_labels(after)
     image = cv2.imread(str(after))
     reading = build_reading((image.shape[1], image.shape[0]), TileDetections.from_tiles(boxes, [parse_tile(c) for c in codes]))

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.photos import SAMPLE
+
 ROOT = Path(__file__).resolve().parents[2]
-PHOTOS = ROOT.parent / "shared" / "datasets" / "rummikub-real-v1" / "test" / "images"
 
 
 @pytest.mark.model
@@ -18,10 +19,8 @@ def test_piping_a_reading_into_head_ends_quietly() -> None:
     traceback; now the command stops quietly with 141 (128 + SIGPIPE)."""
     if not (ROOT / "models" / "tile_detector.onnx").exists():
         pytest.skip("the trained tile model is missing (models/tile_detector.onnx)")
-    photos = sorted(PHOTOS.glob("rummy-37_*.jpg"))
-    if not photos:
-        pytest.skip("the shared data set ../shared/datasets/rummikub-real-v1 is absent")
-    process = subprocess.Popen([sys.executable, "-m", "vision.read", str(photos[0]), "--json"], cwd=ROOT,
+    (photo,) = SAMPLE.glob("test/images/rummy-37_*.jpg")
+    process = subprocess.Popen([sys.executable, "-m", "vision.read", str(photo), "--json"], cwd=ROOT,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert process.stdout is not None and process.stderr is not None
     process.stdout.close()  # the reader is gone before the first line is written
