@@ -5,5 +5,7 @@
 - ``python -m vision.evaluate.layout``: how well the layout rebuilds sets on real photos;
 - ``python -m vision.evaluate.decode``: what rule-aware decoding fixes and spoils;
 - ``python -m vision.evaluate.dice``: the dice reader on rendered scenes;
-- ``python -m vision.evaluate.bench``: speed of reading a photo, against ultralytics' own predict.
+- ``python -m vision.evaluate.bench``: speed of reading a photo, against ultralytics' own predict;
+- ``python -m vision.evaluate.teach``: whether a taught profile helps, and never hurts;
+- ``python -m vision.evaluate.tune``: the detection thresholds, chosen on validation photos.
 """

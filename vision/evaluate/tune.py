@@ -1,4 +1,4 @@
-"""Choose the detection thresholds on validation photos only: ``python -m vision.tune FOLDER [FOLDER ...]``.
+"""Choose the detection thresholds on validation photos only: ``python -m vision.evaluate.tune FOLDER [FOLDER ...]``.
 
 Every setting of :class:`vision.detect.DetectorSettings` that decides which boxes become tiles -
 the detector's ``min_score``, the straddling-box filter ``max_covered`` and the recogniser's second
@@ -18,7 +18,7 @@ from pathlib import Path
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m vision.tune", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m vision.evaluate.tune", description=__doc__.split("\n\n")[0])
     p.add_argument("folders", nargs="+", type=Path, help="labelled validation folders")
     p.add_argument("--min-score", default="0.35,0.5,0.6", help="detector thresholds to try")
     p.add_argument("--max-covered", default="0.7,0.85", help="straddling-box filter values to try")
