@@ -1,6 +1,7 @@
 """Real photos for the tests: six in the repository, and the whole set when a machine has it.
 
-``tests/fixtures/rummikub-real-v1`` holds six photos of the real set's test split with their labels,
+``tests/fixtures/rummikub-real-v1`` holds six photos of the real set (five of its test split, one
+rack photo of its valid split) with their labels,
 in the set's own layout (CC BY 4.0, attribution beside them): every photo flow, the browser tests
 and the model's recall test run on them, on a fresh clone, with the same photos everywhere.
 
@@ -16,12 +17,12 @@ from pathlib import Path
 from datasets.real import real_root
 
 SAMPLE = Path(__file__).resolve().parent / "fixtures" / "rummikub-real-v1"
-"""Six photos of the real test split with their labels and data.yaml (the real set's layout)."""
+"""Six real photos with their labels and data.yaml, in the real set's layout (``test/``, ``valid/``)."""
 
 HAVE_FULL_SET = all((real_root() / split / "labels").is_dir() for split in ("train", "valid", "test"))
 """Whether the whole real set (train, valid and test) is where :func:`datasets.real.real_root` says."""
 
 
 def sample_photos() -> list[Path]:
-    """The six photos in the repository, sorted by name."""
-    return sorted((SAMPLE / "test" / "images").glob("*.jpg"))
+    """The six photos in the repository (both splits), sorted by name."""
+    return sorted(SAMPLE.glob("*/images/*.jpg"), key=lambda p: p.name)

@@ -58,7 +58,7 @@ class DetectorSettings:
     ocr_below: float = 0.0
     """A tile whose most probable number has less than this probability gets a second opinion
     from the general text recogniser (``vision.ocr``, the ``ocr`` extra), when it is installed.
-    0: never (the default). Measured on validation (``python -m vision.tune``, models/README.md):
+    0: never (the default). Measured on validation (``python -m vision.evaluate.tune``, models/README.md):
     with the shipped models 0.6 reads 70 rendered val scenes at F1 0.7886 against 0.7898 without,
     real valid 1.0 either way; on the rendered held-out font families it helps (bookman 0.58 ->
     0.71 read right), so it stays a setting to measure again with the next reader."""

@@ -12,19 +12,15 @@ from fastapi.testclient import TestClient
 
 import app as app_module
 from tests.app.conftest import LabelReader
-from tests.app.corpus import real_photo_paths
+from tests.photos import sample_photos
 from webapp.runtime import Settings
-
-pytestmark = pytest.mark.realdata
 
 RACK_PHOTO = "rummy4-93_"  # valid split: a black rack, two tiers, 16 tiles
 
 
 def rack_photo() -> Path:
-    photos = [p for p in real_photo_paths("valid") if p.name.startswith(RACK_PHOTO)]
-    if not photos:
-        pytest.skip("the shared data set ../shared/datasets/rummikub-real-v1 is absent")
-    return photos[0]
+    (photo,) = [p for p in sample_photos() if p.name.startswith(RACK_PHOTO)]
+    return photo
 
 
 @pytest.fixture()
