@@ -9,7 +9,7 @@ first name plays first (the rule book has each player turn a tile; the highest s
 prints one JSON object (DESIGN.md, "Following a game from a fixed camera"); without it a line per
 turn. ``--history DIR`` keeps every stable state's photo (downscaled JPEG) and verdict there.
 
-How a turn is found, frame by frame (choices measured on rendered games, see ``vision/follow_bench.py``):
+How a turn is found, frame by frame (choices measured on rendered games, see ``vision/evaluate/follow.py``):
 
 - *Moving*: the share of pixels of a small grey copy that changed since the previous frame, after
   matching the overall brightness (a drifting light does not count).

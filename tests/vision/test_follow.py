@@ -14,7 +14,7 @@ import pytest
 from referee.ruleset import TimeoutPenalty
 from referee.tiles import parse_table
 from vision.follow import History, _moved, _skin_share, frames_from, rules_named
-from vision.follow_bench import score_game
+from vision.evaluate.follow import score_game
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = ROOT / "models" / "tile_detector.onnx"

@@ -7,5 +7,6 @@
 - ``python -m vision.evaluate.dice``: the dice reader on rendered scenes;
 - ``python -m vision.evaluate.bench``: speed of reading a photo, against ultralytics' own predict;
 - ``python -m vision.evaluate.teach``: whether a taught profile helps, and never hurts;
-- ``python -m vision.evaluate.tune``: the detection thresholds, chosen on validation photos.
+- ``python -m vision.evaluate.tune``: the detection thresholds, chosen on validation photos;
+- ``python -m vision.evaluate.follow``: the live referee on rendered whole games.
 """

@@ -1,6 +1,6 @@
 """Benchmark of the live referee on rendered whole games with the held-out look (issue 17's targets).
 
-    python -m vision.follow_bench --games 6 [--seed 100] [--size 960] [--max-turns N] [--out data/follow_bench] [--reuse]
+    python -m vision.evaluate.follow --games 6 [--seed 100] [--size 960] [--max-turns N] [--out data/follow_bench] [--reuse]
 
 Each game is rendered by :mod:`datasets.render_game` (2, 3, 4 players in turn; planted
 violations; a camera bump, a dimmed lamp, a passing shadow, a resting hand, a long turn), then
@@ -190,7 +190,7 @@ def run(out: Path, games: int, seed: int, size: int, max_turns: int | None, tole
 
 def main(argv: list[str] | None = None) -> int:
     """Command line entry point (see the module docstring)."""
-    p = argparse.ArgumentParser(prog="python -m vision.follow_bench", description="Benchmark the live referee on rendered games.")
+    p = argparse.ArgumentParser(prog="python -m vision.evaluate.follow", description="Benchmark the live referee on rendered games.")
     p.add_argument("--games", type=int, default=6, help="games to render and follow (default 6)")
     p.add_argument("--seed", type=int, default=100, help="seed of the first game (default 100)")
     p.add_argument("--size", type=int, default=960, help="frame width in pixels (default 960)")
