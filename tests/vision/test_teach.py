@@ -143,7 +143,7 @@ def test_teaching_needs_no_torch() -> None:
     code = "import sys, vision.teach, vision.teach_tile, vision.train.reader_data; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
-    from vision import reader_data, reader_net
+    from vision.train import reader_data, reader_net
 
     assert (reader_data.JOKER_CLASS, reader_data.NONE_CLASS) == (reader_net.JOKER_CLASS, reader_net.NONE_CLASS)
 
