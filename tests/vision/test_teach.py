@@ -143,6 +143,11 @@ def test_teaching_needs_no_torch() -> None:
     code = "import sys, vision.teach, vision.teach_tile, vision.train.reader_data; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.train
+def test_reader_data_class_numbers_are_the_networks() -> None:
+    """reader_data keeps its own copy of the class numbers (importing reader_net would pull torch)."""
     from vision.train import reader_data, reader_net
 
     assert (reader_data.JOKER_CLASS, reader_data.NONE_CLASS) == (reader_net.JOKER_CLASS, reader_net.NONE_CLASS)
