@@ -218,7 +218,7 @@ class TileModel:
         doubtful = np.flatnonzero((top < self.settings.ocr_below) & (numbered > 0.5))
         if len(doubtful) == 0:
             return number
-        if self._ocr is None:
+        if getattr(self, "_ocr", None) is None:  # DiceModel shares this code without an _ocr of its own
             from vision.ocr import NumberOCR, ocr_available
 
             if not ocr_available():
