@@ -87,6 +87,8 @@ def onnx_session(path: Path, threads: int | None):  # noqa: ANN201 - onnxruntime
 class TileModel:
     """The detector and the reader, loaded once; call :meth:`detect` per image."""
 
+    _ocr = None  # vision.ocr.NumberOCR, loaded on the first doubtful tile (per instance; DiceModel too)
+
     def __init__(self, models_dir: Path | str = MODELS_DIR, settings: DetectorSettings | None = None, threads: int | None = None) -> None:
         models_dir = Path(models_dir)
         self.settings = settings or DetectorSettings()
@@ -95,7 +97,6 @@ class TileModel:
         shape = self.detector.get_inputs()[0].shape  # [1, 3, H, W]
         self.det_size = (int(shape[3]), int(shape[2]))
         self.reader_size = int(self.reader.get_inputs()[0].shape[3])
-        self._ocr = None  # vision.ocr.NumberOCR, loaded on the first doubtful tile
         self.cards = {}
         for name in ("tile_detector", "tile_reader"):
             card = models_dir / f"{name}.json"
@@ -218,7 +219,7 @@ class TileModel:
         doubtful = np.flatnonzero((top < self.settings.ocr_below) & (numbered > 0.5))
         if len(doubtful) == 0:
             return number
-        if getattr(self, "_ocr", None) is None:  # DiceModel shares this code without an _ocr of its own
+        if self._ocr is None:
             from vision.ocr import NumberOCR, ocr_available
 
             if not ocr_available():

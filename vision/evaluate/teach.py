@@ -23,25 +23,13 @@ SCENES = {"rack": 0.55, "mixed": 0.2, "table": 0.25}
 
 
 def _f1(reader, images: list[tuple[np.ndarray, dict]]) -> dict:
-    from referee.tiles import parse_tile
-    from vision.boxes import match_boxes
-    from vision.evaluate.tiles import Report, mostly_covered
+    """Tile F1 of ``reader`` on rendered (image, record) pairs, scored as ``vision.evaluate`` scores."""
+    from vision.evaluate.tiles import Report, labelled_from_record, reading_mode, score_reading
 
     total = Report()
     for image, record in images:
-        shown = [t for t in record["tiles"] if not t.get("hidden")]
-        truth = np.array([t["visible_box"] if t.get("visible", 1.0) < 0.9 else t["box"] for t in shown], np.float32).reshape(-1, 4)
-        ignore = np.array([t["visible_box"] for t in record["tiles"] if t.get("hidden")], np.float32).reshape(-1, 4)
-        reading = reader.read_table(image, mode="rack" if record["scene"] == "rack" else "table")
-        boxes = np.array([t.box_xyxy for t in reading.tiles], np.float32).reshape(-1, 4)
-        keep = [i for i in range(len(boxes)) if not mostly_covered(boxes[i], ignore) or
-                any(p == i for p, _ in match_boxes(boxes, truth))]
-        boxes, tiles = boxes[keep], [reading.tiles[i].tile for i in keep]
-        pairs = match_boxes(boxes, truth)
-        right = sum(1 for p, t in pairs if tiles[p] == parse_tile(shown[t]["code"]))
-        r = Report(images=1, truth=len(shown), predicted=len(tiles), matched=len(pairs), read_right=right,
-                   perfect_images=int(right == len(shown) == len(tiles)))
-        total.add(r)
+        item = labelled_from_record(record, Path("rendered.jpg"))
+        score_reading(reader.read_table(image, mode=reading_mode(item, "auto")), item, total)
     return total.to_dict()
 
 

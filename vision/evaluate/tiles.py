@@ -43,16 +43,7 @@ def load_labelled(folder: Path) -> list[LabelledImage]:
     if (folder / "tiles").is_dir():
         out = []
         for label in sorted((folder / "tiles").glob("*.json")):
-            data = json.loads(label.read_text())
-            shown = [t for t in data["tiles"] if not t.get("hidden")]
-            tiles = [parse_tile(t["code"]) for t in shown]
-            # A tile partly behind another is boxed where it shows (as the detector is taught).
-            boxes = [t["visible_box"] if t.get("visible", 1.0) < 0.9 else [*np.min(t["polygon"], axis=0), *np.max(t["polygon"], axis=0)]
-                     for t in shown]
-            ignore = [t["visible_box"] for t in data["tiles"] if t.get("hidden")]
-            out.append(LabelledImage(folder / "images" / (label.stem + ".jpg"), tiles, np.array(boxes, np.float32).reshape(-1, 4),
-                                     np.array(ignore, np.float32).reshape(-1, 4), ",".join(data.get("font_families", [])),
-                                     data.get("scene", "")))
+            out.append(labelled_from_record(json.loads(label.read_text()), folder / "images" / (label.stem + ".jpg")))
         return out
     if (folder / "labels").is_dir() and (folder.parent / "data.yaml").exists():
         from datasets import real
@@ -63,6 +54,23 @@ def load_labelled(folder: Path) -> list[LabelledImage]:
             for p in photos
         ]
     raise SystemExit(f"{folder} is not a labelled folder: expected images/ with labels/ (and ../data.yaml) or tiles/*.json")
+
+
+def labelled_from_record(record: dict, path: Path) -> LabelledImage:
+    """The labels of one rendered scene record (``datasets.synth.render_scene``)."""
+    shown = [t for t in record["tiles"] if not t.get("hidden")]
+    # A tile partly behind another is boxed where it shows (as the detector is taught).
+    boxes = [t["visible_box"] if t.get("visible", 1.0) < 0.9 else [*np.min(t["polygon"], axis=0), *np.max(t["polygon"], axis=0)]
+             for t in shown]
+    ignore = [t["visible_box"] for t in record["tiles"] if t.get("hidden")]
+    return LabelledImage(path, [parse_tile(t["code"]) for t in shown], np.array(boxes, np.float32).reshape(-1, 4),
+                         np.array(ignore, np.float32).reshape(-1, 4), ",".join(record.get("font_families", [])),
+                         record.get("scene", ""))
+
+
+def reading_mode(item: LabelledImage, mode: str) -> str:
+    """The mode a player would choose: "auto" reads rendered rack scenes as racks, the rest as tables."""
+    return mode if mode != "auto" else ("rack" if item.scene == "rack" else "table")
 
 
 def _reader_top1(read_tile) -> Tile | None:
@@ -121,6 +129,52 @@ def mostly_covered(box: np.ndarray, ignore: np.ndarray) -> bool:
     return bool((inter / area).max() >= 0.5)
 
 
+def score_reading(reading, item: LabelledImage, report: Report) -> Report:
+    """Compare one photo's reading with its labels and count it into ``report`` (IoU >= 0.5 to
+    match; a detection mostly on a hidden tile is neither right nor wrong). Returns ``report``."""
+    pred_boxes = np.array([t.box_xyxy for t in reading.tiles], np.float32).reshape(-1, 4)
+    pred_tiles = [t.tile for t in reading.tiles]
+    pairs = match_boxes(pred_boxes, item.boxes_xyxy)
+    matched_first = {p for p, _ in pairs}
+    dont_care = {p for p in range(len(pred_tiles)) if p not in matched_first and mostly_covered(pred_boxes[p], item.ignore_xyxy)}
+    if dont_care:  # a mostly hidden tile found anyway: neither right nor wrong
+        keep = [p for p in range(len(pred_tiles)) if p not in dont_care]
+        pred_boxes, pred_tiles = pred_boxes[keep], [pred_tiles[p] for p in keep]
+        read_tiles = [reading.tiles[p] for p in keep]
+        pairs = match_boxes(pred_boxes, item.boxes_xyxy)
+    else:
+        read_tiles = list(reading.tiles)
+    report.images += 1
+    report.truth += len(item.tiles)
+    report.predicted += len(pred_tiles)
+    report.matched += len(pairs)
+    errors = []
+    matched_p = {p for p, _ in pairs}
+    matched_t = {t for _, t in pairs}
+    for p, t in pairs:
+        got, want = pred_tiles[p], item.tiles[t]
+        report.confusion[want.index, got.index if got is not None else 54] += 1
+        raw = _reader_top1(read_tiles[p])
+        if raw == want:
+            report.raw_read_right += 1
+        if got == want:
+            report.read_right += 1
+        else:
+            errors.append(f"{want.code} read as {got.code if got else '?'}")
+    for t in set(range(len(item.tiles))) - matched_t:
+        report.confusion[item.tiles[t].index, 53] += 1
+        errors.append(f"{item.tiles[t].code} missed")
+    for p in set(range(len(pred_tiles))) - matched_p:
+        got = pred_tiles[p]
+        report.confusion[53, got.index if got is not None else 54] += 1
+        errors.append(f"extra tile {got.code if got else '?'}")
+    if errors:
+        report.failures.append({"image": item.path.name, "errors": errors})
+    else:
+        report.perfect_images += 1
+    return report
+
+
 def evaluate(folder: Path, reader=None, rules=None, limit: int | None = None, progress: bool = True,
              mode: str = "auto") -> Report:
     """Run the models on every labelled image of ``folder`` and compare with the labels.
@@ -139,49 +193,9 @@ def evaluate(folder: Path, reader=None, rules=None, limit: int | None = None, pr
         report = Report()
         image = cv2.imread(str(item.path))
         t0 = time.perf_counter()
-        item_mode = mode if mode != "auto" else ("rack" if item.scene == "rack" else "table")
-        reading = reader.read_table(image, rules, item_mode)
+        reading = reader.read_table(image, rules, reading_mode(item, mode))
         report.times_ms.append((time.perf_counter() - t0) * 1000)
-        pred_boxes = np.array([t.box_xyxy for t in reading.tiles], np.float32).reshape(-1, 4)
-        pred_tiles = [t.tile for t in reading.tiles]
-        pairs = match_boxes(pred_boxes, item.boxes_xyxy)
-        matched_first = {p for p, _ in pairs}
-        dont_care = {p for p in range(len(pred_tiles)) if p not in matched_first and mostly_covered(pred_boxes[p], item.ignore_xyxy)}
-        if dont_care:  # a mostly hidden tile found anyway: neither right nor wrong
-            keep = [p for p in range(len(pred_tiles)) if p not in dont_care]
-            pred_boxes, pred_tiles = pred_boxes[keep], [pred_tiles[p] for p in keep]
-            read_tiles = [reading.tiles[p] for p in keep]
-            pairs = match_boxes(pred_boxes, item.boxes_xyxy)
-        else:
-            read_tiles = list(reading.tiles)
-        report.images += 1
-        report.truth += len(item.tiles)
-        report.predicted += len(pred_tiles)
-        report.matched += len(pairs)
-        errors = []
-        matched_p = {p for p, _ in pairs}
-        matched_t = {t for _, t in pairs}
-        for p, t in pairs:
-            got, want = pred_tiles[p], item.tiles[t]
-            report.confusion[want.index, got.index if got is not None else 54] += 1
-            raw = _reader_top1(read_tiles[p])
-            if raw == want:
-                report.raw_read_right += 1
-            if got == want:
-                report.read_right += 1
-            else:
-                errors.append(f"{want.code} read as {got.code if got else '?'}")
-        for t in set(range(len(item.tiles))) - matched_t:
-            report.confusion[item.tiles[t].index, 53] += 1
-            errors.append(f"{item.tiles[t].code} missed")
-        for p in set(range(len(pred_tiles))) - matched_p:
-            got = pred_tiles[p]
-            report.confusion[53, got.index if got is not None else 54] += 1
-            errors.append(f"extra tile {got.code if got else '?'}")
-        if errors:
-            report.failures.append({"image": item.path.name, "errors": errors})
-        else:
-            report.perfect_images += 1
+        score_reading(reading, item, report)
         total.add(report)
         if item.group:
             total.groups.setdefault(item.group, Report()).add(report)
