@@ -24,7 +24,7 @@ from datasets import fonts
 from referee.tiles import Tile
 
 __all__ = ["Edition", "TileStyle", "EDITIONS", "EDITION_WEIGHTS", "JOKER_COLOURS", "JOKER_FACES", "sample_style",
-           "render_face", "render_back"]
+           "render_face", "render_back", "text_mask"]
 
 Rng = np.random.Generator
 BGR = tuple[int, int, int]
@@ -247,7 +247,8 @@ def _rounded_mask(h: int, w: int, r: int) -> np.ndarray:
     return cv2.resize(m, (w, h), interpolation=cv2.INTER_AREA)
 
 
-def _text_mask_ttf(text: str, font: str, px: int, stroke: int) -> np.ndarray:
+def text_mask(text: str, font: str, px: int, stroke: int) -> np.ndarray:
+    """White-on-black mask of ``text`` in ``font`` (a file path or a family name) at ``px`` pixels."""
     f = _ttf(font, px)
     left, top, right, bottom = f.getbbox(text, stroke_width=stroke)
     img = Image.new("L", (right - left + 4, bottom - top + 4), 0)
@@ -270,7 +271,7 @@ def _glyph_mask(text: str, style: TileStyle, height: int) -> np.ndarray:
     if style.font.startswith("hershey:"):
         m = _text_mask_hershey(text, int(style.font.split(":")[1]), height, style.stroke)
     else:
-        m = _text_mask_ttf(text, style.font, int(height * 1.4), style.stroke)
+        m = text_mask(text, style.font, int(height * 1.4), style.stroke)
         ys, xs = np.nonzero(m > 20)
         m = m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
     scale = height / m.shape[0]
@@ -323,7 +324,7 @@ def _paint(face: np.ndarray, mask: np.ndarray, x0: int, y0: int, colour: BGR, op
 def _draw_joker(face: np.ndarray, style: TileStyle, colour: BGR, cx: float, cy: float, r: float, rng: Rng) -> None:
     """The joker of ``style.joker`` (one of :data:`JOKER_FACES`), centred at (cx, cy), about ``r`` in radius."""
     if style.joker == "glyph":  # a smiley character of a font
-        m = _text_mask_ttf(str(rng.choice(["\u263a", "\u263b"])), "dejavu_sans", int(r * 3), 0)
+        m = text_mask(str(rng.choice(["\u263a", "\u263b"])), "dejavu_sans", int(r * 3), 0)
         ys, xs = np.nonzero(m > 20)
         m = m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
         side = int(r * 2)
@@ -378,14 +379,14 @@ def _draw_joker(face: np.ndarray, style: TileStyle, colour: BGR, cx: float, cy: 
 def _wordmark(face: np.ndarray, style: TileStyle, cy: float) -> None:
     """The "Original Rummikub" wordmark: light embossed text near the bottom."""
     W = face.shape[1]
-    m = _text_mask_ttf("Rummikub", "dejavu_serif", 40, 0)
+    m = text_mask("Rummikub", "dejavu_serif", 40, 0)
     tw = int(W * 0.7)
     m = cv2.resize(m, (tw, max(4, int(m.shape[0] * tw / m.shape[1]))), interpolation=cv2.INTER_AREA)
     x0, y0 = (W - tw) // 2, int(cy - m.shape[0] / 2)
     lighter = tuple(int(min(255, v * 1.06)) for v in style.body)
     _paint(face, m, x0 + 1, y0 + 1, lighter, 0.8)  # emboss highlight
     _paint(face, m, x0, y0, style.logo_ink, 0.95)
-    small = _text_mask_ttf("Original", "dejavu_sans", 24, 0)
+    small = text_mask("Original", "dejavu_sans", 24, 0)
     sw = int(W * 0.22)
     small = cv2.resize(small, (sw, max(3, int(small.shape[0] * sw / small.shape[1]))), interpolation=cv2.INTER_AREA)
     _paint(face, small, (W - sw) // 2, y0 - small.shape[0] - 2, style.logo_ink, 0.6)

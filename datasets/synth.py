@@ -44,7 +44,7 @@ from datasets import fonts
 from datasets.render_tiles import EDITION_WEIGHTS, JOKER_COLOURS, TileStyle, render_back, render_face, sample_style
 from referee.tiles import JOKER, Colour, Tile
 
-__all__ = ["SPLITS", "SCENE_KINDS", "SceneTile", "render_scene", "write_split", "generate", "main"]
+__all__ = ["SPLITS", "SCENE_KINDS", "SceneTile", "render_scene", "write_split", "generate", "main", "choose_weighted", "flat_axes"]
 
 Rng = np.random.Generator
 # ``fonts``: a test split whose numerals come only in the families held out of training
@@ -197,7 +197,7 @@ def _rot2(vec: np.ndarray, ang: float) -> np.ndarray:
     return np.array([c * vec[0] - s * vec[1], s * vec[0] + c * vec[1]])
 
 
-def _flat_axes(up2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def flat_axes(up2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Face axes (u right, v up) of a tile lying face up with its top towards ``up2``."""
     up2 = up2 / np.linalg.norm(up2)
     v = np.array([up2[0], up2[1], 0.0])
@@ -251,7 +251,7 @@ def layout_table(rng: Rng, bag: Bag, styles: list[TileStyle], h_mm: float, origi
                 pos = origin + fx * right2 + fy * up2
                 ang = row_angle + rng.normal(0, math.radians(0.6 if touching else (1.5 if not sloppy else 5)))
                 tile_up = _rot2(up2, ang) * (-1 if flipped else 1)
-                u, v = _flat_axes(tile_up)
+                u, v = flat_axes(tile_up)
                 st = _pick_style(rng, styles)
                 centre = np.array([pos[0], pos[1], h_mm * st.thickness])
                 scene.tiles.append(SceneTile(tile, jc, st, centre, u, v, h_mm, set_index=index, order=i))
@@ -284,7 +284,7 @@ def layout_scatter(rng: Rng, styles: list[TileStyle], h_mm: float, origin: np.nd
         tile = Tile.from_index(index)
         jc = str(rng.choice(JOKER_COLOURS)) if tile.is_joker else None
         ang = rng.uniform(0, 2 * math.pi) if any_angle else rng.normal(0, math.radians(10))
-        u, v = _flat_axes(_rot2(up2, ang))
+        u, v = flat_axes(_rot2(up2, ang))
         st = _pick_style(rng, styles)
         scene.tiles.append(SceneTile(tile, jc, st, np.array([pos[0], pos[1], h_mm * st.thickness]), u, v, h_mm))
         count -= 1
@@ -294,10 +294,10 @@ def _rack_texture(plastic: np.ndarray, rng: Rng) -> np.ndarray:
     """The rack's plastic, sometimes with a moulded wordmark on the front bar."""
     tex = np.dstack([plastic, np.full(plastic.shape[:2], 255, np.uint8)])
     if rng.random() < 0.5:
-        from datasets.render_tiles import _text_mask_ttf
+        from datasets.render_tiles import text_mask
 
         word = str(rng.choice(["Rummikub", "RUMMIKUB", "Rummikub Original"]))
-        m = _text_mask_ttf(word, str(rng.choice(["dejavu_sans", "dejavu_serif"])), 48, 0)
+        m = text_mask(word, str(rng.choice(["dejavu_sans", "dejavu_serif"])), 48, 0)
         H, W = tex.shape[:2]
         th = int(H * rng.uniform(0.25, 0.45))
         tw = min(int(m.shape[1] * th / m.shape[0]), W // 3)
@@ -406,7 +406,8 @@ def build_rack(rng: Rng, bag: Bag, styles: list[TileStyle], h_mm: float, base: n
 
 # --------------------------------------------------------------------------- rendering
 
-def _choose(rng: Rng, weights: dict[str, float]) -> str:
+def choose_weighted(rng: Rng, weights: dict[str, float]) -> str:
+    """One key of ``weights``, drawn with probability proportional to its weight."""
     keys = list(weights)
     p = np.array([weights[k] for k in keys], np.float64)
     return keys[int(rng.choice(len(keys), p=p / p.sum()))]
@@ -529,9 +530,9 @@ def render_scene(rng: Rng, size: int = 1024, families: list[str] | None = None,
     tile in that one look (one player's edition, e.g. to measure a taught profile).
     """
     W, H = _image_size(rng, size)
-    kind = _choose(rng, scene_weights or SCENE_KINDS)
+    kind = choose_weighted(rng, scene_weights or SCENE_KINDS)
     n_ed = 1 if rng.random() < 0.9 else 2
-    eds = [_choose(rng, EDITION_WEIGHTS) for _ in range(n_ed)]
+    eds = [choose_weighted(rng, EDITION_WEIGHTS) for _ in range(n_ed)]
     styles = [sample_style(e, rng, families) for e in eds] if style is None else [style]
     h_mm = TILE_H_MM * rng.uniform(0.9, 1.12)
     scale = max(W, H) / 1024
@@ -643,7 +644,7 @@ def render_scene(rng: Rng, size: int = 1024, families: list[str] | None = None,
             pos = pos[0] * right2 + pos[1] * up2
             if all(np.linalg.norm(pos - o) > h_mm * 1.3 for o in occupied):
                 occupied.append(pos)
-                u, v = _flat_axes(_rot2(up2, rng.uniform(0, 2 * math.pi)))
+                u, v = flat_axes(_rot2(up2, rng.uniform(0, 2 * math.pi)))
                 st = styles[0]
                 scene.distractors.append(("face_down", Slab(np.array([pos[0], pos[1], h_mm * st.thickness]), u, v,
                                                             h_mm * st.aspect, h_mm, h_mm * st.thickness, st.body, render_back(st))))
@@ -652,7 +653,7 @@ def render_scene(rng: Rng, size: int = 1024, families: list[str] | None = None,
             pos = pos[0] * right2 + pos[1] * up2
             pw, ph = h_mm * rng.uniform(3, 4), h_mm * rng.uniform(4, 5.5)
             if all(np.linalg.norm(pos - o) > 0.5 * math.hypot(pw, ph) + h_mm for o in occupied):
-                u, v = _flat_axes(_rot2(up2, rng.normal(0, 0.4)))
+                u, v = flat_axes(_rot2(up2, rng.normal(0, 0.4)))
                 scene.distractors.append(("paper", Slab(np.array([pos[0], pos[1], 0.3]), u, v, pw, ph, 0.3,
                                                         (235, 235, 235), _paper(rng, h_mm), side_gain=1.0)))
     # Which tiles show: enough of the face inside the picture, not hidden by the rack, not too tiny.
@@ -672,7 +673,7 @@ def render_scene(rng: Rng, size: int = 1024, families: list[str] | None = None,
     scene.distractors = [(k, s) for k, s in scene.distractors
                          if not _overlaps(cv2.convexHull(cam.project(s.corners())[0].astype(np.float32)).reshape(-1, 2), rack_hull)]
     # Ground: table texture and far backdrop.
-    bg_kind = _choose(rng, BACKGROUND_WEIGHTS)
+    bg_kind = choose_weighted(rng, BACKGROUND_WEIGHTS)
     tex_ppm = min(6.0, 1.4 * focal / max(distance, 1.0))
     n_tex = 1024 if max(W, H) <= 1100 else 1408
     texture = make_background(bg_kind, n_tex, n_tex, rng, tex_ppm)

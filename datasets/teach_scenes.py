@@ -23,7 +23,7 @@ from datasets import fonts
 from datasets.render_scene import Lighting, camera_effects, draw_slab, look_at, render_ground
 from datasets.render_textures import BACKGROUND_WEIGHTS, backdrop, make_background
 from datasets.render_tiles import EDITION_WEIGHTS, TileStyle, render_face, sample_style
-from datasets.synth import TILE_H_MM, SceneTile, _choose, _flat_axes
+from datasets.synth import TILE_H_MM, SceneTile, choose_weighted, flat_axes
 from referee.tiles import Colour, parse_tile
 
 __all__ = ["FULL_SET_ROWS", "render_layout", "main"]
@@ -39,7 +39,7 @@ def render_layout(rng: np.random.Generator, rows: list[list[str]], style: TileSt
     The look is ``style`` (one edition's tiles), or drawn for an edition with numerals in ``family``.
     """
     if style is None:
-        edition = _choose(rng, EDITION_WEIGHTS)
+        edition = choose_weighted(rng, EDITION_WEIGHTS)
         style = sample_style(edition, rng, [family] if family else None)
     longest = max(len(r) for r in rows)
     h_mm = TILE_H_MM
@@ -57,8 +57,8 @@ def render_layout(rng: np.random.Generator, rows: list[list[str]], style: TileSt
     cam = look_at(W, H, math.degrees(2 * math.atan(W / 2 / focal)), np.zeros(3), rng.uniform(0, 18),
                   -90 + rng.normal(0, 3), distance, rng.normal(0, 2))
     up2 = np.array([0.0, 1.0])
-    u, v = _flat_axes(up2)
-    bg = _choose(rng, BACKGROUND_WEIGHTS)
+    u, v = flat_axes(up2)
+    bg = choose_weighted(rng, BACKGROUND_WEIGHTS)
     ppm = min(6.0, 1.4 * focal / distance)
     texture = make_background(bg, 1024, 1024, rng, ppm)
     img, dist = render_ground(cam, texture, ppm, (-512 / ppm, -512 / ppm), backdrop(64, 64, rng), distance * 50, None)

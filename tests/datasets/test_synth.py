@@ -117,7 +117,7 @@ def _single_tile(rotation_deg: float, tile: Tile = Tile(Colour.BLACK, 1)) -> tup
     # Image up is world -x for this camera; a clockwise turn in the image is a turn towards +y.
     a = math.radians(rotation_deg)
     up2 = np.array([-math.cos(a), math.sin(a)])
-    u, v = synth._flat_axes(up2)
+    u, v = synth.flat_axes(up2)
     t = synth.SceneTile(tile, None, style, np.array([0, 0, 34 * style.thickness]), u, v, 34.0)
     canvas = np.full((320, 320, 3), 90, np.uint8)
     poly = draw_slab(canvas, cam, t.slab(render_face(tile, style, rng)), Lighting(np.array([0, 0, 1.0]), 0.6))
@@ -228,5 +228,5 @@ def test_distractors_render() -> None:
     for i in range(400):
         rng = synth.image_seed(0, "train", i)
         synth._image_size(rng, 1024)
-        kinds[synth._choose(rng, synth.SCENE_KINDS)] += 1
+        kinds[synth.choose_weighted(rng, synth.SCENE_KINDS)] += 1
     assert kinds["empty"] > 0

@@ -36,7 +36,7 @@ def _f1(reader, images: list[tuple[np.ndarray, dict]]) -> dict:
 def run(photos: int = 16, seed: int = 0, models: Path | None = None) -> dict:
     from datasets import fonts
     from datasets.render_tiles import EDITION_WEIGHTS, sample_style
-    from datasets.synth import _choose, render_scene
+    from datasets.synth import choose_weighted, render_scene
     from datasets.teach_scenes import FULL_SET_ROWS, render_layout
     from vision.pipeline import load_reader
     from vision.profile import ProfileError
@@ -46,7 +46,7 @@ def run(photos: int = 16, seed: int = 0, models: Path | None = None) -> dict:
     out: dict = {}
     for k, family in enumerate(f for f in fonts.HELD_OUT if f in fonts.available()):
         rng = np.random.default_rng([seed, k])
-        style = sample_style(_choose(rng, {e: w for e, w in EDITION_WEIGHTS.items() if e != "hershey"}), rng, [family])
+        style = sample_style(choose_weighted(rng, {e: w for e, w in EDITION_WEIGHTS.items() if e != "hershey"}), rng, [family])
         profile = None
         refused = []
         with tempfile.TemporaryDirectory() as tmp:
