@@ -76,16 +76,7 @@ def check_opening(
 
     if points < rules.opening_minimum:
         # docs/rules.md section 4: the initial meld is worth at least 30 points (or the agreed minimum).
-        violations.append(
-            Violation(
-                "opening_below_minimum",
-                _("The initial meld is worth {points} points; it must be worth at least {minimum}.").format(
-                    points=points, minimum=rules.opening_minimum
-                ),
-                tuple(t for s in meld for t in s),
-                tuple(range(len(meld))),
-            )
-        )
+        violations.append(_below_minimum(points, rules, meld, tuple(range(len(meld)))))
 
     if not rules.jokers_in_opening:
         # Variant 003: no joker in the initial meld.
@@ -121,6 +112,20 @@ def check_opening(
         violations.extend(_touched_table(meld, as_sets(table_before), as_sets(table_after)))
 
     return OpeningVerdict(violations=tuple(violations), sets=verdicts, points=points, minimum=rules.opening_minimum)
+
+
+def _below_minimum(points: int, rules: RuleSet, meld: Sequence[Sequence[Tile]], sets: tuple[int, ...]) -> Violation:
+    """The ``opening_below_minimum`` violation of a meld worth ``points``, naming every tile of
+    ``meld`` and the set indices ``sets``; shared with :mod:`referee.turn`, which counts the rack's
+    tiles only and indexes the table after."""
+    return Violation(
+        "opening_below_minimum",
+        _("The initial meld is worth {points} points; it must be worth at least {minimum}.").format(
+            points=points, minimum=rules.opening_minimum
+        ),
+        tuple(t for s in meld for t in s),
+        sets,
+    )
 
 
 def _touched_table(

@@ -36,15 +36,8 @@ def _coerce_tile(item: Any) -> Tile:
 def _canonical(tiles: list[Tile]) -> list[Tile]:
     """The same tiles as the solver's own instances (equal values), so that the bookkeeping
     after the solve finds their indices by identity."""
-    canon, by_index, cid = _CANON_INDEX, _BY_INDEX, _COLOUR_ID
-    out = []
-    for t in tiles:
-        x = canon.get(id(t))
-        if x is None:
-            colour = t.colour
-            x = 52 if colour is None else cid[id(colour)] * 13 + t.number - 1  # type: ignore[operator]
-        out.append(by_index[x])
-    return out
+    by_index = _BY_INDEX
+    return [by_index[x] for x in _indices(tiles)]
 
 
 def _read_table(table: TableInput) -> tuple[list[list[Tile]] | None, list[Tile]]:

@@ -77,12 +77,8 @@ def candidate_sets(avail: Sequence[int]) -> list[tuple[int, ...]]:
                 # Any further available places may be jokers too (the tile left out).
                 _choose(found, [13 * c + n - 1 for n in have], forced, jokers - forced)
     for n in range(1, 14):
-        colours = [13 * c + n - 1 for c in range(4) if avail[13 * c + n - 1]]
-        for mask in range(1, 1 << len(colours)):
-            tiles = [x for i, x in enumerate(colours) if mask >> i & 1]
-            for k in range(0, jokers + 1):
-                if 3 <= len(tiles) + k <= 4:
-                    found.add((*tiles, *[_JOKER] * k))
+        mask = sum(1 << c for c in range(4) if avail[13 * c + n - 1])
+        found.update(_number_groups(n, mask, jokers))
     return sorted(found)
 
 
