@@ -35,6 +35,7 @@ class LabelledImage:
     ignore_xyxy: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))
     group: str = ""  # e.g. the font family of a rendered image, for per-family figures
     scene: str = ""
+    edition: str = ""  # the tile edition(s) of a rendered image, for per-edition figures
 
 
 def load_labelled(folder: Path) -> list[LabelledImage]:
@@ -65,7 +66,7 @@ def labelled_from_record(record: dict, path: Path) -> LabelledImage:
     ignore = [t["visible_box"] for t in record["tiles"] if t.get("hidden")]
     return LabelledImage(path, [parse_tile(t["code"]) for t in shown], np.array(boxes, np.float32).reshape(-1, 4),
                          np.array(ignore, np.float32).reshape(-1, 4), ",".join(record.get("font_families", [])),
-                         record.get("scene", ""))
+                         record.get("scene", ""), ",".join(record.get("editions", [])))
 
 
 def reading_mode(item: LabelledImage, mode: str) -> str:
@@ -95,6 +96,8 @@ class Report:
     failures: list[dict] = field(default_factory=list)
     times_ms: list[float] = field(default_factory=list)
     groups: dict[str, "Report"] = field(default_factory=dict)  # per font family (rendered splits)
+    editions: dict[str, "Report"] = field(default_factory=dict)  # per tile edition (rendered splits)
+    scenes: dict[str, "Report"] = field(default_factory=dict)  # per scene kind: rack, table... (rendered splits)
 
     def add(self, other: "Report") -> None:
         """Fold one image's counts into this report."""
@@ -199,6 +202,10 @@ def evaluate(folder: Path, reader=None, rules=None, limit: int | None = None, pr
         total.add(report)
         if item.group:
             total.groups.setdefault(item.group, Report()).add(report)
+        if item.edition:
+            total.editions.setdefault(item.edition, Report()).add(report)
+        if item.scene:
+            total.scenes.setdefault(item.scene, Report()).add(report)
     return total
 
 
@@ -265,9 +272,13 @@ def main(argv: list[str] | None = None) -> int:
         figures["failures"] = report.failures
         if report.groups:
             figures["by_font_family"] = {g: r.to_dict() for g, r in sorted(report.groups.items())}
+        if report.editions:
+            figures["by_edition"] = {g: r.to_dict() for g, r in sorted(report.editions.items())}
+        if report.scenes:
+            figures["by_scene"] = {g: r.to_dict() for g, r in sorted(report.scenes.items())}
         results[name] = figures
         if not args.json:
-            print(f"\n{name}: {json.dumps({k: v for k, v in figures.items() if k not in ('failures', 'by_font_family')})}")
+            print(f"\n{name}: {json.dumps({k: v for k, v in figures.items() if not k.startswith('by_') and k != 'failures'})}")
             if report.groups and len(report.groups) <= 12:
                 for g, r in sorted(report.groups.items()):
                     d = r.to_dict()
