@@ -63,6 +63,7 @@ from referee.ruleset import MatchScoring, RuleSet, RuleSetError, TimeoutPenalty
 from referee.table import unmatched_sets
 from referee.tiles import Tile, format_table, format_tiles
 from referee.turn import check_turn
+from vision.boxes import iou_matrix
 
 __all__ = ["FollowSettings", "Follower", "History", "frames_from", "rules_named", "follow", "main", "EVENT_KINDS"]
 
@@ -544,7 +545,7 @@ class Follower:
             return False
         if settled is None or not len(settled):
             return True
-        iou = _iou(det.boxes_xyxy[faint], settled.boxes_xyxy)
+        iou = iou_matrix(det.boxes_xyxy[faint], settled.boxes_xyxy)
         return any(iou[k].max() < 0.5 for k in range(len(faint)))
 
     def _faint_alone(self, reading: Any, kept: dict[int, int]) -> set[int]:
@@ -577,7 +578,7 @@ class Follower:
         a, b = dets
         if not len(a) or not len(b):
             return a if len(a) >= len(b) else b
-        iou = _iou(a.boxes_xyxy, b.boxes_xyxy)
+        iou = iou_matrix(a.boxes_xyxy, b.boxes_xyxy)
         used_b: set[int] = set()
         boxes, scores, probs, ups = [], [], [], []
         for i in range(len(a)):
@@ -643,7 +644,7 @@ class Follower:
             region = changed[max(0, y1):max(0, y2), max(0, x1):max(0, x2)]
             return float(region.mean()) if region.size else 1.0
 
-        iou = _iou(det.boxes_xyxy, settled.boxes_xyxy) if len(det) and len(settled) else np.zeros((len(det), len(settled)))
+        iou = iou_matrix(det.boxes_xyxy, settled.boxes_xyxy) if len(det) and len(settled) else np.zeros((len(det), len(settled)))
         used: set[int] = set()
         probs = det.probs.copy()
         unsure: list[int] = []
@@ -667,7 +668,7 @@ class Follower:
         boxes, scores, ups = [det.boxes_xyxy], [det.scores], [det.up_xy]
         extra = [j for j in range(len(settled)) if j not in used and in_change(settled.boxes_xyxy[j]) < 0.15
                  and not self._face_changed(settled.boxes_xyxy[j], frame)
-                 and (not len(det) or _iou(settled.boxes_xyxy[j:j + 1], det.boxes_xyxy).max() < 0.3)]
+                 and (not len(det) or iou_matrix(settled.boxes_xyxy[j:j + 1], det.boxes_xyxy).max() < 0.3)]
         if extra:
             for k, j in enumerate(extra):
                 kept[len(det) + k] = j
@@ -994,19 +995,6 @@ def _cut_row(reading: Any, row: list[int]) -> list[list[int]]:
             out.append([])
         out[-1].append(row[k])
     return out
-
-
-def _iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    a = np.asarray(a, np.float32).reshape(-1, 4)
-    b = np.asarray(b, np.float32).reshape(-1, 4)
-    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
-    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
-    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
-    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
-    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
-    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-6)
 
 
 def _moved(before: list[list[Tile]], after: list[list[Tile]]) -> list[str]:
