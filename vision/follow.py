@@ -178,11 +178,10 @@ class History:
         tmp.replace(self.folder / "history.json")
 
 
-def _grey_small(frame: np.ndarray, width: int) -> np.ndarray:
+def _to_width(frame: np.ndarray, width: int) -> np.ndarray:
+    """``frame`` scaled to ``width`` pixels wide, its aspect kept (area averaging)."""
     h, w = frame.shape[:2]
-    s = width / w
-    return cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (width, max(1, int(round(h * s)))),
-                      interpolation=cv2.INTER_AREA)
+    return cv2.resize(frame, (width, max(1, int(round(h * width / w)))), interpolation=cv2.INTER_AREA)
 
 
 def _skin_share(frame_small_bgr: np.ndarray) -> float:
@@ -268,8 +267,7 @@ class Follower:
         self.frames += 1
         self.last_t = t
         self._full_w = frame_bgr.shape[1]
-        small_bgr = cv2.resize(frame_bgr, (160, max(1, int(round(frame_bgr.shape[0] * 160 / frame_bgr.shape[1])))),
-                               interpolation=cv2.INTER_AREA)
+        small_bgr = _to_width(frame_bgr, 160)
         small = cv2.GaussianBlur(cv2.cvtColor(small_bgr, cv2.COLOR_BGR2GRAY).astype(np.float32), (3, 3), 0)
         moving = True
         if self.prev_small is not None and self.prev_small.shape == small.shape:
@@ -379,9 +377,7 @@ class Follower:
         return out
 
     def _work(self, frame: np.ndarray) -> np.ndarray:
-        h, w = frame.shape[:2]
-        s = self.s.work_width / w
-        return cv2.resize(frame, (self.s.work_width, max(1, int(round(h * s)))), interpolation=cv2.INTER_AREA)
+        return _to_width(frame, self.s.work_width)
 
     def _register(self, ref_grey: np.ndarray, grey: np.ndarray) -> np.ndarray | None:
         """Homography taking reference-view points to this view, when the camera moved; else None."""
