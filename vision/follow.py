@@ -347,21 +347,24 @@ class Follower:
             out.append(self._event(t, "camera_moved", _(
                 "The camera moved: the table was found again in the new view.")))
             self._move_settled(H, work)
-        changed = self._changes(self.settled.norm, _normalised(grey))
+        norm = _normalised(grey)
+        changed = self._changes(self.settled.norm, norm)
         # Tiles whose face changed in place (a joker swapped for its tile, an 8 for a 9) are too
         # small a change for the mask: they count as changed regions too.
+        # Each settled face is compared once per rest: _keep_settled reuses these answers.
         fx = self._scale_full
-        for box in self.settled.det.boxes_xyxy:
-            if self._face_changed(box, self.rest_frames[-1]):
+        faces = np.array([self._face_changed(box, self.rest_frames[-1]) for box in self.settled.det.boxes_xyxy], bool)
+        for box, face_changed in zip(self.settled.det.boxes_xyxy, faces):
+            if face_changed:
                 x1, y1, x2, y2 = (int(round(v / fx)) for v in box)
                 changed["mask"][max(0, y1):max(0, y2), max(0, x1):max(0, x2)] = 1
                 changed["regions"] += 1
         if not changed["regions"]:
             # Nothing happened on the table; follow the light so later comparisons stay fair.
-            self.settled.image, self.settled.norm, self.settled.grey = work, _normalised(grey), grey
+            self.settled.image, self.settled.norm, self.settled.grey = work, norm, grey
             self.settled.full = self.rest_frames[-1]
             return out
-        det, reading, unsure = self._read(list(self.rest_frames), changed["mask"], self.settled.det)
+        det, reading, unsure = self._read(list(self.rest_frames), changed["mask"], self.settled.det, faces)
         new_sets, set_of = self._sets_of(reading, self._kept)
         unsure = sorted(unsure + self._doubtful_sets(det, new_sets, set_of))
         sets_equal = not unmatched_sets(new_sets, self.settled.sets) and not unmatched_sets(self.settled.sets, new_sets)
@@ -455,8 +458,10 @@ class Follower:
 
     # ----------------------------------------------------------------- reading
 
-    def _read(self, frames: list[np.ndarray], changed: np.ndarray | None, settled_det: Any) -> tuple[Any, Any, list[str]]:
-        """Read the rest frames, agree them, keep settled tiles where nothing changed, decode."""
+    def _read(self, frames: list[np.ndarray], changed: np.ndarray | None, settled_det: Any,
+              faces: np.ndarray | None = None) -> tuple[Any, Any, list[str]]:
+        """Read the rest frames, agree them, keep settled tiles where nothing changed, decode.
+        ``faces``: for each settled tile, whether its face changed (computed when not given)."""
         from vision.decode import build_reading
         from vision.detections import TileDetections
 
@@ -470,7 +475,7 @@ class Follower:
         unsure_idx: list[int] = []
         kept: dict[int, int] = {}
         if settled_det is not None and changed is not None and len(settled_det):
-            det, unsure_idx, kept = self._keep_settled(det, settled_det, changed)
+            det, unsure_idx, kept = self._keep_settled(det, settled_det, changed, faces)
         elif changed is None:
             unsure_idx = [i for i in range(len(det)) if float(det.probs[i].max()) < self.s.sure]
         h, w = frames[-1].shape[:2]
@@ -626,13 +631,17 @@ class Follower:
                     return False
         return True
 
-    def _keep_settled(self, det: Any, settled: Any, changed: np.ndarray) -> tuple[Any, list[int], dict[int, int]]:
+    def _keep_settled(self, det: Any, settled: Any, changed: np.ndarray,
+                      faces: np.ndarray | None = None) -> tuple[Any, list[int], dict[int, int]]:
         """Settled tiles whose face did not change keep their identity (and come back if the
-        detector missed them); other tiles keep the reader's probabilities."""
+        detector missed them); other tiles keep the reader's probabilities. ``faces``: for each
+        settled tile, whether its face changed (computed here when not given)."""
         from vision.detections import TileDetections
 
         fx = self._scale_full
         frame = self.rest_frames[-1]
+        if faces is None:
+            faces = np.array([self._face_changed(box, frame) for box in settled.boxes_xyxy], bool)
         settled_conf = self.settled.conf if self.settled is not None else np.ones(len(settled))
 
         def in_change(box: np.ndarray) -> float:
@@ -647,7 +656,7 @@ class Follower:
         kept: dict[int, int] = {}  # row of the new detections -> row of the settled ones
         for i in range(len(det)):
             j = int(iou[i].argmax()) if iou.shape[1] else -1
-            if j >= 0 and iou[i, j] > 0.5 and j not in used and not self._face_changed(settled.boxes_xyxy[j], frame):
+            if j >= 0 and iou[i, j] > 0.5 and j not in used and not faces[j]:
                 used.add(j)
                 kept[i] = j
                 probs[i] = settled.probs[j]
@@ -663,8 +672,7 @@ class Follower:
                     unsure.append(i)
         boxes, scores, ups = [det.boxes_xyxy], [det.scores], [det.up_xy]
         extra = [j for j in range(len(settled)) if j not in used and in_change(settled.boxes_xyxy[j]) < 0.15
-                 and not self._face_changed(settled.boxes_xyxy[j], frame)
-                 and (not len(det) or iou_matrix(settled.boxes_xyxy[j:j + 1], det.boxes_xyxy).max() < 0.3)]
+                 and not faces[j] and (not len(det) or iou[:, j].max() < 0.3)]
         if extra:
             for k, j in enumerate(extra):
                 kept[len(det) + k] = j
