@@ -63,6 +63,7 @@ from referee.ruleset import MatchScoring, RuleSet, RuleSetError, TimeoutPenalty
 from referee.table import unmatched_sets
 from referee.tiles import Tile, format_table, format_tiles
 from referee.turn import check_turn
+from vision.boxes import iou_matrix
 
 __all__ = ["FollowSettings", "Follower", "History", "frames_from", "rules_named", "follow", "main", "EVENT_KINDS"]
 
@@ -177,11 +178,10 @@ class History:
         tmp.replace(self.folder / "history.json")
 
 
-def _grey_small(frame: np.ndarray, width: int) -> np.ndarray:
+def _to_width(frame: np.ndarray, width: int) -> np.ndarray:
+    """``frame`` scaled to ``width`` pixels wide, its aspect kept (area averaging)."""
     h, w = frame.shape[:2]
-    s = width / w
-    return cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (width, max(1, int(round(h * s)))),
-                      interpolation=cv2.INTER_AREA)
+    return cv2.resize(frame, (width, max(1, int(round(h * width / w)))), interpolation=cv2.INTER_AREA)
 
 
 def _skin_share(frame_small_bgr: np.ndarray) -> float:
@@ -267,8 +267,7 @@ class Follower:
         self.frames += 1
         self.last_t = t
         self._full_w = frame_bgr.shape[1]
-        small_bgr = cv2.resize(frame_bgr, (160, max(1, int(round(frame_bgr.shape[0] * 160 / frame_bgr.shape[1])))),
-                               interpolation=cv2.INTER_AREA)
+        small_bgr = _to_width(frame_bgr, 160)
         small = cv2.GaussianBlur(cv2.cvtColor(small_bgr, cv2.COLOR_BGR2GRAY).astype(np.float32), (3, 3), 0)
         moving = True
         if self.prev_small is not None and self.prev_small.shape == small.shape:
@@ -348,21 +347,24 @@ class Follower:
             out.append(self._event(t, "camera_moved", _(
                 "The camera moved: the table was found again in the new view.")))
             self._move_settled(H, work)
-        changed = self._changes(self.settled.norm, _normalised(grey))
+        norm = _normalised(grey)
+        changed = self._changes(self.settled.norm, norm)
         # Tiles whose face changed in place (a joker swapped for its tile, an 8 for a 9) are too
         # small a change for the mask: they count as changed regions too.
+        # Each settled face is compared once per rest: _keep_settled reuses these answers.
         fx = self._scale_full
-        for box in self.settled.det.boxes_xyxy:
-            if self._face_changed(box, self.rest_frames[-1]):
+        faces = np.array([self._face_changed(box, self.rest_frames[-1]) for box in self.settled.det.boxes_xyxy], bool)
+        for box, face_changed in zip(self.settled.det.boxes_xyxy, faces):
+            if face_changed:
                 x1, y1, x2, y2 = (int(round(v / fx)) for v in box)
                 changed["mask"][max(0, y1):max(0, y2), max(0, x1):max(0, x2)] = 1
                 changed["regions"] += 1
         if not changed["regions"]:
             # Nothing happened on the table; follow the light so later comparisons stay fair.
-            self.settled.image, self.settled.norm, self.settled.grey = work, _normalised(grey), grey
+            self.settled.image, self.settled.norm, self.settled.grey = work, norm, grey
             self.settled.full = self.rest_frames[-1]
             return out
-        det, reading, unsure = self._read(list(self.rest_frames), changed["mask"], self.settled.det)
+        det, reading, unsure = self._read(list(self.rest_frames), changed["mask"], self.settled.det, faces)
         new_sets, set_of = self._sets_of(reading, self._kept)
         unsure = sorted(unsure + self._doubtful_sets(det, new_sets, set_of))
         sets_equal = not unmatched_sets(new_sets, self.settled.sets) and not unmatched_sets(self.settled.sets, new_sets)
@@ -378,9 +380,7 @@ class Follower:
         return out
 
     def _work(self, frame: np.ndarray) -> np.ndarray:
-        h, w = frame.shape[:2]
-        s = self.s.work_width / w
-        return cv2.resize(frame, (self.s.work_width, max(1, int(round(h * s)))), interpolation=cv2.INTER_AREA)
+        return _to_width(frame, self.s.work_width)
 
     def _register(self, ref_grey: np.ndarray, grey: np.ndarray) -> np.ndarray | None:
         """Homography taking reference-view points to this view, when the camera moved; else None."""
@@ -458,8 +458,10 @@ class Follower:
 
     # ----------------------------------------------------------------- reading
 
-    def _read(self, frames: list[np.ndarray], changed: np.ndarray | None, settled_det: Any) -> tuple[Any, Any, list[str]]:
-        """Read the rest frames, agree them, keep settled tiles where nothing changed, decode."""
+    def _read(self, frames: list[np.ndarray], changed: np.ndarray | None, settled_det: Any,
+              faces: np.ndarray | None = None) -> tuple[Any, Any, list[str]]:
+        """Read the rest frames, agree them, keep settled tiles where nothing changed, decode.
+        ``faces``: for each settled tile, whether its face changed (computed when not given)."""
         from vision.decode import build_reading
         from vision.detections import TileDetections
 
@@ -473,7 +475,7 @@ class Follower:
         unsure_idx: list[int] = []
         kept: dict[int, int] = {}
         if settled_det is not None and changed is not None and len(settled_det):
-            det, unsure_idx, kept = self._keep_settled(det, settled_det, changed)
+            det, unsure_idx, kept = self._keep_settled(det, settled_det, changed, faces)
         elif changed is None:
             unsure_idx = [i for i in range(len(det)) if float(det.probs[i].max()) < self.s.sure]
         h, w = frames[-1].shape[:2]
@@ -544,7 +546,7 @@ class Follower:
             return False
         if settled is None or not len(settled):
             return True
-        iou = _iou(det.boxes_xyxy[faint], settled.boxes_xyxy)
+        iou = iou_matrix(det.boxes_xyxy[faint], settled.boxes_xyxy)
         return any(iou[k].max() < 0.5 for k in range(len(faint)))
 
     def _faint_alone(self, reading: Any, kept: dict[int, int]) -> set[int]:
@@ -577,7 +579,7 @@ class Follower:
         a, b = dets
         if not len(a) or not len(b):
             return a if len(a) >= len(b) else b
-        iou = _iou(a.boxes_xyxy, b.boxes_xyxy)
+        iou = iou_matrix(a.boxes_xyxy, b.boxes_xyxy)
         used_b: set[int] = set()
         boxes, scores, probs, ups = [], [], [], []
         for i in range(len(a)):
@@ -629,13 +631,17 @@ class Follower:
                     return False
         return True
 
-    def _keep_settled(self, det: Any, settled: Any, changed: np.ndarray) -> tuple[Any, list[int], dict[int, int]]:
+    def _keep_settled(self, det: Any, settled: Any, changed: np.ndarray,
+                      faces: np.ndarray | None = None) -> tuple[Any, list[int], dict[int, int]]:
         """Settled tiles whose face did not change keep their identity (and come back if the
-        detector missed them); other tiles keep the reader's probabilities."""
+        detector missed them); other tiles keep the reader's probabilities. ``faces``: for each
+        settled tile, whether its face changed (computed here when not given)."""
         from vision.detections import TileDetections
 
         fx = self._scale_full
         frame = self.rest_frames[-1]
+        if faces is None:
+            faces = np.array([self._face_changed(box, frame) for box in settled.boxes_xyxy], bool)
         settled_conf = self.settled.conf if self.settled is not None else np.ones(len(settled))
 
         def in_change(box: np.ndarray) -> float:
@@ -643,14 +649,14 @@ class Follower:
             region = changed[max(0, y1):max(0, y2), max(0, x1):max(0, x2)]
             return float(region.mean()) if region.size else 1.0
 
-        iou = _iou(det.boxes_xyxy, settled.boxes_xyxy) if len(det) and len(settled) else np.zeros((len(det), len(settled)))
+        iou = iou_matrix(det.boxes_xyxy, settled.boxes_xyxy) if len(det) and len(settled) else np.zeros((len(det), len(settled)))
         used: set[int] = set()
         probs = det.probs.copy()
         unsure: list[int] = []
         kept: dict[int, int] = {}  # row of the new detections -> row of the settled ones
         for i in range(len(det)):
             j = int(iou[i].argmax()) if iou.shape[1] else -1
-            if j >= 0 and iou[i, j] > 0.5 and j not in used and not self._face_changed(settled.boxes_xyxy[j], frame):
+            if j >= 0 and iou[i, j] > 0.5 and j not in used and not faces[j]:
                 used.add(j)
                 kept[i] = j
                 probs[i] = settled.probs[j]
@@ -666,8 +672,7 @@ class Follower:
                     unsure.append(i)
         boxes, scores, ups = [det.boxes_xyxy], [det.scores], [det.up_xy]
         extra = [j for j in range(len(settled)) if j not in used and in_change(settled.boxes_xyxy[j]) < 0.15
-                 and not self._face_changed(settled.boxes_xyxy[j], frame)
-                 and (not len(det) or _iou(settled.boxes_xyxy[j:j + 1], det.boxes_xyxy).max() < 0.3)]
+                 and not faces[j] and (not len(det) or iou[:, j].max() < 0.3)]
         if extra:
             for k, j in enumerate(extra):
                 kept[len(det) + k] = j
@@ -994,19 +999,6 @@ def _cut_row(reading: Any, row: list[int]) -> list[list[int]]:
             out.append([])
         out[-1].append(row[k])
     return out
-
-
-def _iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    a = np.asarray(a, np.float32).reshape(-1, 4)
-    b = np.asarray(b, np.float32).reshape(-1, 4)
-    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
-    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
-    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
-    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
-    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
-    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-6)
 
 
 def _moved(before: list[list[Tile]], after: list[list[Tile]]) -> list[str]:

@@ -101,7 +101,8 @@ def _baseline_ms(frames_dir: Path, count: int = 6) -> float:
     from vision.pipeline import load_reader
 
     reader = load_reader()
-    files = sorted(frames_dir.glob("*.jpg"))[::max(1, len(sorted(frames_dir.glob("*.jpg"))) // count)][:count]
+    frames = sorted(frames_dir.glob("*.jpg"))
+    files = frames[::max(1, len(frames) // count)][:count]
     times = []
     for p in files:
         img = cv2.imread(str(p))
