@@ -12,8 +12,11 @@ from typing import Any
 
 import cv2
 import numpy as np
+import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
+NEEDS_CHROMIUM = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed: apt-get install chromium")
+"""Marks a browser test module: it runs only where Debian's chromium is installed."""
 PHONE = {"width": 390, "height": 844}
 """A phone-sized viewport (iPhone 12-15 class), CSS pixels."""
 # Chromium must not reach the network here, nor need a sandbox (we run as root in a container).

@@ -165,6 +165,24 @@ def client(tmp_path: Path, blank_reader: BlankReader) -> Iterator[TestClient]:
         yield c
 
 
+@pytest.fixture(scope="module")
+def playwright():  # noqa: ANN201
+    """Playwright for one browser test module (skips when playwright is not installed)."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    with sync_api.sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="module")
+def browser(playwright):  # noqa: ANN001, ANN201
+    """Headless Chromium without a fake camera, for one module (test_browser.py overrides it with one)."""
+    from tests.app.browser import launch
+
+    b = launch(playwright)
+    yield b
+    b.close()
+
+
 def require_model() -> None:
     if not MODEL_FILE.exists():
         pytest.skip(f"the trained tile model is missing: {MODEL_FILE} (train it, see models/)")

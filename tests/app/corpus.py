@@ -70,6 +70,18 @@ def with_garbage_exif(jpeg: bytes) -> bytes:
     return jpeg[:2] + segment + jpeg[2:]
 
 
+def jpeg_of(image_bgr: np.ndarray, orientation: int | None = None, quality: int = 92) -> bytes:
+    """A JPEG of a BGR array, optionally with an EXIF orientation tag (the pixels as stored)."""
+    kwargs = {}
+    if orientation is not None:
+        exif = Image.Exif()
+        exif[0x0112] = orientation
+        kwargs["exif"] = exif.tobytes()
+    out = io.BytesIO()
+    Image.fromarray(image_bgr[:, :, ::-1].copy()).save(out, format="JPEG", quality=quality, **kwargs)
+    return out.getvalue()
+
+
 def with_orientation(jpeg: bytes, orientation: int) -> bytes:
     """The photo re-saved with an EXIF orientation tag (pixels unchanged)."""
     image = Image.open(io.BytesIO(jpeg))

@@ -11,15 +11,14 @@ from pathlib import Path
 import pytest
 
 import app as app_module
-from tests.app.browser import CHROMIUM, launch, new_phone_page, serve, write_y4m
+from tests.app.browser import NEEDS_CHROMIUM, launch, new_phone_page, serve, write_y4m
 from tests.app.conftest import ROOT, LabelReader, demo_photo, free_port, require_model, start_server, stop_server
 from webapp.runtime import Settings
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed: apt-get install chromium"),
+    NEEDS_CHROMIUM,
 ]
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
 
 SLOT = ".slot[data-slot=table]"
 
@@ -43,12 +42,6 @@ def label_server(photo: Path, tmp_path_factory: pytest.TempPathFactory):  # noqa
     application = app_module.create_app(Settings(db_path=db, load_models=False), reader=LabelReader(photo))
     with serve(application, free_port()) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def playwright():  # noqa: ANN201
-    with sync_api.sync_playwright() as p:
-        yield p
 
 
 @pytest.fixture(scope="module")

@@ -17,31 +17,17 @@ import numpy as np
 import pytest
 
 import app as app_module
-from tests.app.browser import CHROMIUM, launch, new_phone_page, serve
+from tests.app.browser import NEEDS_CHROMIUM, launch, new_phone_page, serve
 from tests.app.conftest import LabelReader, demo_photo, free_port, turn_photos
 from webapp.access import JoinCodes
 from webapp.runtime import Settings
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed: apt-get install chromium"),
+    NEEDS_CHROMIUM,
 ]
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
 
 TABLE = ".slot[data-slot=table]"
-
-
-@pytest.fixture(scope="module")
-def playwright():  # noqa: ANN201
-    with sync_api.sync_playwright() as p:
-        yield p
-
-
-@pytest.fixture(scope="module")
-def browser(playwright):  # noqa: ANN001, ANN201
-    b = launch(playwright)  # no fake camera: this machine has none
-    yield b
-    b.close()
 
 
 @pytest.fixture(scope="module")

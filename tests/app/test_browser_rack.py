@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import app as app_module
-from tests.app.browser import CHROMIUM, launch, new_phone_page, serve
+from tests.app.browser import NEEDS_CHROMIUM, new_phone_page, serve
 from tests.app.conftest import LabelReader, free_port
 from tests.app.test_rack_option import rack_photo
 from webapp.runtime import Settings
@@ -16,9 +16,8 @@ from webapp.runtime import Settings
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.realdata,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed: apt-get install chromium"),
+    NEEDS_CHROMIUM,
 ]
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
 
 SLOT = ".slot[data-slot=table]"
 
@@ -34,14 +33,6 @@ def rack_server(photo: Path, tmp_path_factory: pytest.TempPathFactory):  # noqa:
     application = app_module.create_app(Settings(db_path=db, load_models=False), reader=LabelReader(photo))
     with serve(application, free_port()) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser():  # noqa: ANN201
-    with sync_api.sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 def test_no_rack_checkbox(browser, rack_server: str, photo: Path) -> None:  # noqa: ANN001

@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 
 import app as app_module
-from tests.app.browser import CHROMIUM, launch, new_phone_page, serve
+from tests.app.browser import NEEDS_CHROMIUM, launch, new_phone_page, serve
 from tests.app.conftest import free_port, require_model
 from webapp.runtime import Settings
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed: apt-get install chromium"),
+    NEEDS_CHROMIUM,
 ]
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image, UnidentifiedImageError
 
-from tests.app.corpus import bad_uploads, sample_jpeg, with_garbage_exif, with_orientation
+from tests.app.corpus import bad_uploads, jpeg_of, sample_jpeg, with_garbage_exif, with_orientation
 from tests.photos import sample_photos
 from vision.image import (
     CorruptImageError,
@@ -30,15 +30,7 @@ def _marked_image() -> np.ndarray:
 
 
 def _jpeg_of(image_bgr: np.ndarray, orientation: int | None = None) -> bytes:
-    rgb = Image.fromarray(image_bgr[:, :, ::-1].copy())
-    out = io.BytesIO()
-    kwargs = {}
-    if orientation is not None:
-        exif = Image.Exif()
-        exif[0x0112] = orientation
-        kwargs["exif"] = exif.tobytes()
-    rgb.save(out, format="JPEG", quality=95, **kwargs)
-    return out.getvalue()
+    return jpeg_of(image_bgr, orientation, quality=95)
 
 
 def _red_corner(image: np.ndarray) -> str:

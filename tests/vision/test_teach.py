@@ -11,6 +11,7 @@ import pytest
 from PIL import Image
 
 from referee.tiles import TileError, parse_tile
+from tests.app.corpus import jpeg_of
 from vision.detect import MODELS_DIR
 from vision.image import decode_image, decode_photo
 from vision.profile import Profile, ProfileError, load_profile
@@ -19,15 +20,8 @@ from vision.teach import parse_rows, rows_of
 
 def _jpeg(width: int, height: int, orientation: int | None = None) -> bytes:
     image = np.zeros((height, width, 3), np.uint8)
-    image[: height // 4, : width // 4] = (255, 0, 0)  # RGB red block top-left
-    out = io.BytesIO()
-    kwargs = {}
-    if orientation is not None:
-        exif = Image.Exif()
-        exif[0x0112] = orientation
-        kwargs["exif"] = exif.tobytes()
-    Image.fromarray(image).save(out, format="JPEG", quality=90, **kwargs)
-    return out.getvalue()
+    image[: height // 4, : width // 4] = (0, 0, 255)  # BGR red block top-left
+    return jpeg_of(image, orientation, quality=90)
 
 
 def test_decode_photo_decodes_a_large_jpeg_at_reading_size() -> None:
