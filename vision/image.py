@@ -13,6 +13,7 @@ import io
 import warnings
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 from PIL import Image, ImageFile, ImageOps, UnidentifiedImageError
 
@@ -226,11 +227,12 @@ def decode_photo(
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            rgb = image.convert("RGB")
+            rgb = image if image.mode == "RGB" else image.convert("RGB")  # convert() always copies
     except Exception:  # noqa: BLE001 - exotic modes Pillow can't convert
         raise CorruptImageError(_("The photo's colour format can't be read: send a JPEG or PNG photo.")) from None
     array = np.asarray(rgb, dtype=np.uint8)
-    bgr = np.ascontiguousarray(array[:, :, ::-1])  # RGB -> BGR, the OpenCV order vision/ uses
+    # RGB -> BGR, the OpenCV order vision/ uses; cvtColor is some 30x faster than numpy's reversed copy.
+    bgr = cv2.cvtColor(array, cv2.COLOR_RGB2BGR)
     # EXIF may have turned the picture a quarter: the full upright size follows the decoded one.
     turned = (bgr.shape[1] >= bgr.shape[0]) != (width >= height)
     full_w, full_h = (height, width) if turned else (width, height)
@@ -238,11 +240,16 @@ def decode_photo(
     return DecodedPhoto(bgr, full_w, full_h, scale)
 
 
+ORIENTATION_TAG = 0x0112  # EXIF Orientation: 1 upright, 2-8 mirrored and/or turned
+
+
 def _upright(image: Image.Image) -> Image.Image:
     """Apply EXIF orientation; a damaged EXIF block leaves the image as stored."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
+            if image.getexif().get(ORIENTATION_TAG, 1) == 1:
+                return image  # already upright: exif_transpose would copy every pixel for nothing
             turned = ImageOps.exif_transpose(image)
     except Exception:  # noqa: BLE001 - garbage EXIF must not cost the player the photo
         return image

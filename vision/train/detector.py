@@ -191,7 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     rd.add_argument("--data", default="real,synthetic", help="comma list of sources: real, synthetic; or dice alone (dice reader)")
     rd.add_argument("--dice", default=str(WORK / "dice"), help="folder of rendered dice scenes (python -m datasets.synth_dice)")
     rd.add_argument("--dice-images", type=int, default=700, help="use at most this many rendered dice photos (memory)")
-    rd.add_argument("--synthetic", default=str(WORK / "synthetic"), help="folder of rendered scenes")
+    rd.add_argument("--synthetic", default=str(WORK / "synthetic"),
+                    help="folder of rendered scenes, or a comma list of folders (validation: the first with val/)")
     rd.add_argument("--synthetic-images", type=int, default=None, help="use at most this many rendered images")
     rd.add_argument("--real-share", type=float, default=0.4, help="share of each batch drawn from real photos")
     rd.add_argument("--size", type=int, default=64, help="crop side in pixels")

@@ -207,12 +207,17 @@ def train_reader(args) -> None:
             real_pool += load_detector_box_samples("train", Path(args.detector_boxes), rng)
         pools.append(real_pool)
         weights.append(args.real_share if len(sources) > 1 else 1.0)
+    folders = [Path(f) for f in args.synthetic.split(",")]  # several rendered sets: their training scenes pooled
     if "synthetic" in sources:
-        pools.append(load_synthetic_samples(Path(args.synthetic) / "train", rng, args.synthetic_images))
+        rendered: list[Sample] = []
+        for folder in folders:
+            rendered += load_synthetic_samples(folder / "train", rng, args.synthetic_images)
+        pools.append(rendered)
         weights.append(1.0 - args.real_share if len(sources) > 1 else 1.0)
     val = {"real_valid": load_real_samples("valid", np.random.default_rng(1)), "synthetic_valid": []}
-    if "synthetic" in sources and (Path(args.synthetic) / "val").is_dir():
-        val["synthetic_valid"] = load_synthetic_samples(Path(args.synthetic) / "val", np.random.default_rng(1), 120)
+    val_folder = next((f / "val" for f in folders if (f / "val").is_dir()), None)
+    if "synthetic" in sources and val_folder is not None:  # the first set that has validation scenes
+        val["synthetic_valid"] = load_synthetic_samples(val_folder, np.random.default_rng(1), 120)
     print(f"reader data: {' + '.join(str(len(p)) for p in pools)} training samples ({', '.join(sources)}), "
           f"{len(val['real_valid'])} real validation samples, {len(val['synthetic_valid'])} synthetic validation samples; "
           f"loaded in {time.time() - started:.0f} s", flush=True)

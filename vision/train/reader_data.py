@@ -185,6 +185,29 @@ def load_synthetic_samples(folder: Path, rng: np.random.Generator, max_images: i
     return samples
 
 
+def _shape_warp(rng: np.random.Generator) -> np.ndarray:
+    """A 2x3 affine about the patch centre: aspect change and shear (numerals of other type designs)."""
+    sx = rng.uniform(0.8, 1.2)
+    shear = rng.uniform(-0.2, 0.2)
+    a = np.array([[sx, shear], [0.0, 1.0 / math.sqrt(sx)]], dtype=np.float64)
+    c = np.array([PATCH_SIDE / 2, PATCH_SIDE / 2])
+    return np.hstack([a, (c - a @ c)[:, None]])
+
+
+def _compose(outer: np.ndarray, inner: np.ndarray) -> np.ndarray:
+    """The 2x3 affine applying ``inner`` first, then ``outer``."""
+    o = np.vstack([outer, [0, 0, 1]])
+    i = np.vstack([inner, [0, 0, 1]])
+    return (o @ i)[:2]
+
+
+def _stroke_weight(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Numerals a little bolder (grey erosion: dark ink spreads) or lighter (dilation)."""
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+    op = cv2.erode if rng.random() < 0.5 else cv2.dilate
+    return op(patch, kernel, iterations=int(rng.integers(1, 3)))
+
+
 def augment(sample: Sample, rng: np.random.Generator, size: int, strong: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """One training crop (size x size x 3 uint8) and its up vector in crop pixels."""
     from vision.crops import crop_square
@@ -195,7 +218,11 @@ def augment(sample: Sample, rng: np.random.Generator, size: int, strong: bool = 
         angle = 90.0 * rng.integers(4) if sample.box_only else rng.uniform(0, 360)
         scale = rng.uniform(0.8, 1.2)
         m = cv2.getRotationMatrix2D((PATCH_SIDE / 2, PATCH_SIDE / 2), angle, scale)
+        if rng.random() < 0.5:  # other editions' numerals: narrower, wider, slanted
+            m = _compose(m, _shape_warp(rng))
         patch = cv2.warpAffine(patch, m, (PATCH_SIDE, PATCH_SIDE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        if rng.random() < 0.3:  # lighter or bolder strokes than the rendered font
+            patch = _stroke_weight(patch, rng)
         poly = poly @ m[:, :2].T + m[:, 2]
         up = m[:, :2] @ sample.up if not np.isnan(sample.up).any() else sample.up
     else:
@@ -207,6 +234,10 @@ def augment(sample: Sample, rng: np.random.Generator, size: int, strong: bool = 
         jit = rng.normal(0, 0.02 if sample.box_only else 0.08, size=4) * np.array([bw, bh, bw, bh])
         x1, y1, x2, y2 = x1 + jit[0], y1 + jit[1], x2 + jit[2], y2 + jit[3]
     crop = crop_square(patch, (float(x1), float(y1), float(x2), float(y2)), size)
+    if strong and rng.random() < 0.2:  # a small tile far from the camera: few pixels, enlarged
+        low = int(rng.integers(size // 3, size * 3 // 4))
+        crop = cv2.resize(cv2.resize(crop, (low, low), interpolation=cv2.INTER_AREA), (size, size),
+                          interpolation=cv2.INTER_LINEAR)
     if strong:
         crop = photometric(crop, rng)
     if not np.isnan(up).any():
