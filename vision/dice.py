@@ -34,7 +34,7 @@ import numpy as np
 from referee.assignment import best_assignment
 from referee.i18n import _, use_language
 from referee.tiles import Tile
-from vision.detect import MODELS_DIR, DetectorSettings, TileModel, onnx_session
+from vision.detect import MODELS_DIR, DetectorSettings, TileModel, detector_input, onnx_session
 from vision.detections import CODES, N_CODES
 
 __all__ = [
@@ -258,14 +258,13 @@ class DiceModel(TileModel):
         self.settings = self.dice_settings.detector
         self.detector = onnx_session(models_dir / DICE_DETECTOR_FILE, threads)
         self.reader = onnx_session(models_dir / reader_file, threads)
-        shape = self.detector.get_inputs()[0].shape
-        self.det_size = (int(shape[3]), int(shape[2]))
         self.reader_size = int(self.reader.get_inputs()[0].shape[3])
         self.cards = {}
         for name in ("dice_detector", Path(reader_file).stem):
             card = models_dir / f"{name}.json"
             if card.exists():
                 self.cards[name] = json.loads(card.read_text())
+        self.rect_input, self.det_size = detector_input(self.detector, self.cards.get("dice_detector", {}))
 
     def read_boxes(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The reader on each box, averaged over the box as found and a slightly larger and smaller one.

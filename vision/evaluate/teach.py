@@ -66,9 +66,14 @@ def run(photos: int = 16, seed: int = 0, models: Path | None = None) -> dict:
         out[family] = {"edition": style.edition, "photos": photos, "tiles": without["labelled_tiles"],
                        "f1_without": without["tile_f1"], "f1_with_profile": with_profile["tile_f1"],
                        "perfect_without": without["photos_without_error"], "perfect_with": with_profile["photos_without_error"],
+                       # what a profile can change (the reading of found tiles) and what it cannot (finding them)
+                       "read_without": without["read_accuracy"], "read_with": with_profile["read_accuracy"],
+                       "detection_recall": without["detection_recall"], "detection_precision": without["detection_precision"],
                        "teach_seconds": [round(s, 2) for s in seconds], "check": profile.check if profile else None,
                        "teaching_refused": refused}
         print(f"{family:15} ({style.edition}): F1 {without['tile_f1']:.4f} -> {with_profile['tile_f1']:.4f} with the profile "
+              f"(tiles found read right {without['read_accuracy']:.3f} -> {with_profile['read_accuracy']:.3f}; "
+              f"detection recall {without['detection_recall']:.3f}, precision {without['detection_precision']:.3f}) "
               f"({photos} photos, {without['labelled_tiles']} tiles); teaching {', '.join(f'{s:.1f}' for s in seconds)} s"
               + (f"; refused: {'; '.join(refused)}" if refused else ""),
               file=sys.stderr, flush=True)

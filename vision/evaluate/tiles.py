@@ -266,6 +266,7 @@ def main(argv: list[str] | None = None) -> int:
         report = evaluate(folder, reader=reader, rules=RuleSet.preset(args.rules), limit=args.limit, mode=args.mode)
         name = f"{folder.parent.name}/{folder.name}"
         png = args.confusion if args.confusion and len(args.folders) == 1 else args.out / f"{folder.parent.name}_{folder.name}_confusion.png"
+        png.parent.mkdir(parents=True, exist_ok=True)  # --out may name a folder not made yet
         save_confusion(report, png, name)
         figures = report.to_dict()
         figures["confusion_png"] = str(png)

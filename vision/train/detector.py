@@ -133,7 +133,7 @@ def finish_detector(best: Path, args: argparse.Namespace, minutes: float, result
     out.mkdir(parents=True, exist_ok=True)
     name = detector_name(args)
     model = YOLO(str(best))
-    onnx_path = Path(model.export(format="onnx", imgsz=args.imgsz, simplify=True, dynamic=False, opset=17))
+    onnx_path = Path(model.export(format="onnx", imgsz=args.imgsz, simplify=True, dynamic=True, opset=17))  # dynamic: serving pads to a multiple of 32, not a square
     target = out / f"{name}.onnx"
     shutil.copyfile(onnx_path, target)
     from vision.train.onnx_compact import compact
