@@ -98,6 +98,9 @@ class Report:
     groups: dict[str, "Report"] = field(default_factory=dict)  # per font family (rendered splits)
     editions: dict[str, "Report"] = field(default_factory=dict)  # per tile edition (rendered splits)
     scenes: dict[str, "Report"] = field(default_factory=dict)  # per scene kind: rack, table... (rendered splits)
+    sizes: dict[str, np.ndarray] = field(default_factory=dict)
+    """Per tile size (the label box's short side in the image's pixels, :data:`SIZE_BUCKETS`):
+    [labelled tiles, found, found and read right] - where reading fails, by how many pixels it had."""
 
     def add(self, other: "Report") -> None:
         """Fold one image's counts into this report."""
@@ -106,6 +109,14 @@ class Report:
         self.confusion += other.confusion
         self.failures += other.failures
         self.times_ms += other.times_ms
+        for bucket, counts in other.sizes.items():
+            self.sizes[bucket] = self.sizes.get(bucket, np.zeros(3, int)) + counts
+
+    def size_figures(self) -> dict[str, dict]:
+        """:attr:`sizes` as figures: tiles, detection recall and read accuracy of the found ones."""
+        return {b: {"tiles": int(c[0]), "detection_recall": round(c[1] / max(c[0], 1), 4),
+                    "read_accuracy": round(c[2] / max(c[1], 1), 4)}
+                for b, c in sorted(self.sizes.items(), key=lambda kv: _bucket_floor(kv[0]))}
 
     def to_dict(self) -> dict:
         p = self.matched / max(self.predicted, 1)
@@ -121,6 +132,21 @@ class Report:
             "photos_without_error": round(self.perfect_images / max(self.images, 1), 4),
             "median_ms": round(float(np.median(self.times_ms)), 1) if self.times_ms else None,
         }
+
+
+SIZE_BUCKETS = (0, 20, 30, 50, 80, 130)
+"""Lower edges, in pixels, of the tile-size buckets of :attr:`Report.sizes` (label box's short side)."""
+
+
+def size_bucket(short_side: float) -> str:
+    """The :data:`SIZE_BUCKETS` bucket of a tile whose label box's short side is ``short_side`` pixels."""
+    floor = max(b for b in SIZE_BUCKETS if short_side >= b) if short_side >= 0 else 0
+    higher = [b for b in SIZE_BUCKETS if b > floor]
+    return f"{floor}-{higher[0]} px" if higher else f"{floor}+ px"
+
+
+def _bucket_floor(name: str) -> int:
+    return int(name.split("-")[0].split("+")[0])
 
 
 def mostly_covered(box: np.ndarray, ignore: np.ndarray) -> bool:
@@ -167,6 +193,11 @@ def score_reading(reading, item: LabelledImage, report: Report) -> Report:
     for t in set(range(len(item.tiles))) - matched_t:
         report.confusion[item.tiles[t].index, 53] += 1
         errors.append(f"{item.tiles[t].code} missed")
+    read_right_t = {t for p, t in pairs if pred_tiles[p] == item.tiles[t]}
+    for t, box in enumerate(item.boxes_xyxy):
+        bucket = size_bucket(float(min(box[2] - box[0], box[3] - box[1])))
+        counts = report.sizes.setdefault(bucket, np.zeros(3, int))
+        counts += (1, t in matched_t, t in read_right_t)
     for p in set(range(len(pred_tiles))) - matched_p:
         got = pred_tiles[p]
         report.confusion[53, got.index if got is not None else 54] += 1
@@ -277,6 +308,8 @@ def main(argv: list[str] | None = None) -> int:
             figures["by_edition"] = {g: r.to_dict() for g, r in sorted(report.editions.items())}
         if report.scenes:
             figures["by_scene"] = {g: r.to_dict() for g, r in sorted(report.scenes.items())}
+        if report.sizes:
+            figures["by_tile_size"] = report.size_figures()
         results[name] = figures
         if not args.json:
             print(f"\n{name}: {json.dumps({k: v for k, v in figures.items() if not k.startswith('by_') and k != 'failures'})}")
