@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["FontFamily", "FAMILIES", "HELD_OUT", "KINDS", "DEBIAN_PACKAGES", "available", "family",
-           "font_files", "training_families"]
+           "font_file", "font_files", "training_families"]
 
 # Where Debian's font packages put their files, and TeX Gyre's OpenType folder.
 SYSTEM_FONT_DIRS = (Path("/usr/share/fonts"), Path("/usr/local/share/fonts"), Path("/usr/share/texmf/fonts/opentype"))
@@ -163,6 +163,15 @@ def font_files(name: str) -> list[str]:
         return list(fam.files)
     index = _index()
     return [str(index[f]) for f in fam.files if f in index]
+
+
+def font_file(file_name: str) -> str:
+    """The absolute path of the installed font file called ``file_name`` (``DejaVuSans-Bold.ttf``),
+    from the places :func:`font_files` looks in (matplotlib's files first); a clear error if none."""
+    path = _index().get(file_name)
+    if path is None:
+        raise FileNotFoundError(f'font file "{file_name}" is not installed (python -m datasets.fonts lists what is)')
+    return str(path)
 
 
 def family(name: str) -> FontFamily:

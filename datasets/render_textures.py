@@ -7,7 +7,7 @@ given in texture pixels by the caller, who knows how many millimetres a texture 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import cv2
 import numpy as np
@@ -16,6 +16,7 @@ __all__ = [
     "BACKGROUNDS",
     "value_noise",
     "fbm",
+    "lerp_colours",
     "make_background",
     "plastic_texture",
     "backdrop",
@@ -24,12 +25,17 @@ __all__ = [
 Rng = np.random.Generator
 
 
-def value_noise(h: int, w: int, cells_y: float, cells_x: float, rng: Rng) -> np.ndarray:
-    """Smooth noise in [0, 1] of shape (h, w): a random grid of about ``cells`` cells, upsampled."""
+def value_noise(h: int, w: int, cells_y: float, cells_x: float, rng: Rng, clip: bool = True) -> np.ndarray:
+    """Smooth noise in [0, 1] of shape (h, w): a random grid of about ``cells`` cells, upsampled.
+
+    ``clip=False`` keeps the cubic upsampling's small overshoot past 0 and 1 (the dice scenes' noise
+    is drawn so: clipping it would change every dice photo, the held-out test split's too).
+    """
     gy = max(2, int(round(cells_y)) + 1)
     gx = max(2, int(round(cells_x)) + 1)
     grid = rng.random((gy, gx), dtype=np.float32)
-    return cv2.resize(grid, (w, h), interpolation=cv2.INTER_CUBIC).clip(0.0, 1.0)
+    noise = cv2.resize(grid, (w, h), interpolation=cv2.INTER_CUBIC)
+    return noise.clip(0.0, 1.0) if clip else noise
 
 
 def fbm(h: int, w: int, cells: float, rng: Rng, octaves: int = 4, persistence: float = 0.5,
@@ -56,7 +62,14 @@ def _stretch(a: np.ndarray) -> np.ndarray:
     return (a - lo) / max(hi - lo, 1e-6)
 
 
-def _lerp_colours(t: np.ndarray, c0: np.ndarray, c1: np.ndarray) -> np.ndarray:
+def lerp_colours(t: np.ndarray, c0: Sequence[float] | np.ndarray, c1: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Per pixel, colour ``c0`` where ``t`` (h, w) is 0 and ``c1`` where it is 1, float (h, w, 3).
+
+    Colours given as arrays keep their dtype (the tables' float64 jittered colours stay float64);
+    tuples become float32.
+    """
+    c0 = c0 if isinstance(c0, np.ndarray) else np.array(c0, np.float32)
+    c1 = c1 if isinstance(c1, np.ndarray) else np.array(c1, np.float32)
     return c0[None, None, :] * (1.0 - t[..., None]) + c1[None, None, :] * t[..., None]
 
 
@@ -99,7 +112,7 @@ def wood(h: int, w: int, rng: Rng, px_per_mm: float) -> np.ndarray:
     grain = fbm(h, w, max(8.0, h / max(1.0, 0.8 * px_per_mm)), rng, octaves=2, aspect=25.0)
     mix = 0.55 * rings + 0.35 * _stretch(grain) + 0.25 * fbm(h, w, 6, rng, octaves=3, aspect=4)
     mix = _stretch(mix) * 0.85 + 0.05 + tones[plank]
-    img = _lerp_colours(np.clip(mix, 0, 1), dark, light)
+    img = lerp_colours(np.clip(mix, 0, 1), dark, light)
     # Seams between planks and butt joints: thin dark lines.
     seam = (np.abs(yy - np.round(yy / plank_px) * plank_px) < max(0.6, 0.5 * px_per_mm)).astype(np.float32)
     img *= (1.0 - 0.45 * seam)[..., None]
@@ -224,7 +237,7 @@ def fabric(h: int, w: int, rng: Rng, px_per_mm: float) -> np.ndarray:
         t = np.maximum(t, (rng.random((h, w)) < 0.05).astype(np.float32) * 0.6)
         period2 = max(4.0, rng.uniform(4, 8) * px_per_mm)
         weave = 0.6 * weave + 0.4 * _threads(h, w, period2, rng, aspect=0.2)
-    colour = _lerp_colours(np.asarray(t, np.float32), c0, c1)
+    colour = lerp_colours(np.asarray(t, np.float32), c0, c1)
     shade = 0.72 + 0.38 * weave + 0.08 * (fbm(h, w, 5, rng, octaves=3) - 0.5)
     img = colour * shade[..., None]
     fuzz = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), 0.8)
@@ -237,7 +250,7 @@ def noise_texture(h: int, w: int, rng: Rng, px_per_mm: float) -> np.ndarray:
         cols = [_jitter(rng, tuple(rng.uniform(20, 240, 3)), 0.0) for _ in range(3)]
         n1 = fbm(h, w, max(2.0, h / max(8.0, rng.uniform(20, 120) * px_per_mm)), rng, octaves=4)
         n2 = fbm(h, w, max(2.0, h / max(8.0, rng.uniform(20, 120) * px_per_mm)), rng, octaves=4)
-        img = _lerp_colours(np.clip((n1 - 0.5) * 4 + 0.5, 0, 1), cols[0], cols[1])
+        img = lerp_colours(np.clip((n1 - 0.5) * 4 + 0.5, 0, 1), cols[0], cols[1])
         m = np.clip((n2 - 0.55) * 6, 0, 1)
         img = img * (1 - m[..., None]) + cols[2][None, None, :] * m[..., None]
     else:
@@ -307,6 +320,6 @@ def backdrop(h: int, w: int, rng: Rng) -> np.ndarray:
     """Out-of-focus room behind the table (walls, furniture): soft colour blobs."""
     cols = [_jitter(rng, tuple(rng.uniform(30, 230, 3)), 0.0) for _ in range(2)]
     t = fbm(h, w, 2, rng, octaves=2)
-    img = _lerp_colours(t, cols[0], cols[1])
+    img = lerp_colours(t, cols[0], cols[1])
     img *= np.linspace(rng.uniform(0.6, 1.1), 1.0, h, dtype=np.float32)[:, None, None]
     return _to_u8(img)

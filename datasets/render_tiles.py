@@ -24,7 +24,7 @@ from datasets import fonts
 from referee.tiles import Tile
 
 __all__ = ["Edition", "TileStyle", "EDITIONS", "EDITION_WEIGHTS", "JOKER_COLOURS", "JOKER_FACES", "sample_style",
-           "render_face", "render_back", "text_mask"]
+           "render_face", "render_back", "text_mask", "hershey_mask", "ink_crop", "paint", "jitter_colour"]
 
 Rng = np.random.Generator
 BGR = tuple[int, int, int]
@@ -159,8 +159,10 @@ def _ttf(path: str, px: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(path, px)
 
 
-def _jit(rng: Rng, bgr: BGR, amount: float) -> BGR:
-    c = np.array(bgr, np.float32) * rng.uniform(1 - amount, 1 + amount) + rng.normal(0, 255 * amount / 3, 3)
+def jitter_colour(rng: Rng, bgr: BGR, amount: float, spread: float = 3.0) -> BGR:
+    """``bgr`` brighter or darker by up to ``amount`` (a share), plus per-channel noise of standard
+    deviation ``255 * amount / spread``: the same ink or plastic differs a little from set to set."""
+    c = np.array(bgr, np.float32) * rng.uniform(1 - amount, 1 + amount) + rng.normal(0, 255 * amount / spread, 3)
     return tuple(int(v) for v in np.clip(c, 0, 255))  # type: ignore[return-value]
 
 
@@ -193,11 +195,11 @@ def sample_style(edition: str, rng: Rng, families: list[str] | None = None) -> T
         raise ValueError("no font family to draw numerals with: install the fonts (python -m datasets.fonts)")
     for name in families:
         fonts.family(name)  # a clear error for an unknown name
-    inks = {k: _jit(rng, v, 0.08) for k, v in e.inks.items()}
+    inks = {k: jitter_colour(rng, v, 0.08) for k, v in e.inks.items()}
     if rng.random() < 0.25:  # the fourth colour: orange in some sets, yellow in others
-        inks["O"] = _jit(rng, (0, 185, 245) if rng.random() < 0.5 else (30, 120, 245), 0.06)
+        inks["O"] = jitter_colour(rng, (0, 185, 245) if rng.random() < 0.5 else (30, 120, 245), 0.06)
     if rng.random() < 0.2:  # blue: royal or teal
-        inks["B"] = _jit(rng, (150, 125, 0) if rng.random() < 0.5 else (200, 80, 20), 0.06)
+        inks["B"] = jitter_colour(rng, (150, 125, 0) if rng.random() < 0.5 else (200, 80, 20), 0.06)
     fam = _family_for(e, rng, families)
     files = fonts.font_files(fam)
     if not files:
@@ -205,7 +207,7 @@ def sample_style(edition: str, rng: Rng, families: list[str] | None = None) -> T
     font = str(rng.choice(files))
     hershey = font.startswith("hershey:")
     body_base = e.body if rng.random() < 0.75 else BODIES[str(rng.choice(list(BODIES)))]
-    body = _jit(rng, body_base, 0.04)
+    body = jitter_colour(rng, body_base, 0.04)
     # Embossed logos are the body colour, a little darker and warmer.
     logo_ink = tuple(int(v) for v in np.clip(np.array(body) * rng.uniform(0.7, 0.85) * (0.9, 0.97, 1.0), 0, 255))
     tracking = float(rng.uniform(-0.04, 0.04) if rng.random() < 0.6 else rng.uniform(0.04, 0.22))
@@ -256,24 +258,28 @@ def text_mask(text: str, font: str, px: int, stroke: int) -> np.ndarray:
     return np.asarray(img)
 
 
-def _text_mask_hershey(text: str, font_id: int, px: int, thickness: int) -> np.ndarray:
+def hershey_mask(text: str, font_id: int, px: int, thickness: int) -> np.ndarray:
+    """White-on-black mask of ``text`` in OpenCV's Hershey font ``font_id``, ``px`` high, cropped to its ink."""
     scale = cv2.getFontScaleFromHeight(font_id, px, thickness)
     (tw, th), base = cv2.getTextSize(text, font_id, scale, thickness)
     pad = thickness + 4
     img = np.zeros((th + base + 2 * pad, tw + 2 * pad), np.uint8)
     cv2.putText(img, text, (pad, pad + th), font_id, scale, 255, thickness, cv2.LINE_AA)
-    ys, xs = np.nonzero(img > 20)
-    return img[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    return ink_crop(img)
+
+
+def ink_crop(mask: np.ndarray) -> np.ndarray:
+    """``mask`` cut to the rows and columns where it has ink (values over 20)."""
+    ys, xs = np.nonzero(mask > 20)
+    return mask[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
 
 
 def _glyph_mask(text: str, style: TileStyle, height: int) -> np.ndarray:
     """White-on-black mask of ``text`` in the style's font, cropped to its ink, ``height`` rows."""
     if style.font.startswith("hershey:"):
-        m = _text_mask_hershey(text, int(style.font.split(":")[1]), height, style.stroke)
+        m = hershey_mask(text, int(style.font.split(":")[1]), height, style.stroke)
     else:
-        m = text_mask(text, style.font, int(height * 1.4), style.stroke)
-        ys, xs = np.nonzero(m > 20)
-        m = m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+        m = ink_crop(text_mask(text, style.font, int(height * 1.4), style.stroke))
     scale = height / m.shape[0]
     return cv2.resize(m, (max(1, int(round(m.shape[1] * scale))), height), interpolation=cv2.INTER_AREA)
 
@@ -309,7 +315,7 @@ def _numeral_mask(text: str, style: TileStyle, height: int) -> np.ndarray:
     return m
 
 
-def _paint(face: np.ndarray, mask: np.ndarray, x0: int, y0: int, colour: BGR, opacity: float = 1.0) -> None:
+def paint(face: np.ndarray, mask: np.ndarray, x0: int, y0: int, colour: BGR, opacity: float = 1.0) -> None:
     """Alpha-blend ``colour`` through ``mask`` into ``face`` (BGR float) at (x0, y0), clipped."""
     h, w = mask.shape
     H, W = face.shape[:2]
@@ -324,12 +330,10 @@ def _paint(face: np.ndarray, mask: np.ndarray, x0: int, y0: int, colour: BGR, op
 def _draw_joker(face: np.ndarray, style: TileStyle, colour: BGR, cx: float, cy: float, r: float, rng: Rng) -> None:
     """The joker of ``style.joker`` (one of :data:`JOKER_FACES`), centred at (cx, cy), about ``r`` in radius."""
     if style.joker == "glyph":  # a smiley character of a font
-        m = text_mask(str(rng.choice(["\u263a", "\u263b"])), "dejavu_sans", int(r * 3), 0)
-        ys, xs = np.nonzero(m > 20)
-        m = m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+        m = ink_crop(text_mask(str(rng.choice(["\u263a", "\u263b"])), "dejavu_sans", int(r * 3), 0))
         side = int(r * 2)
         m = cv2.resize(m, (side, side), interpolation=cv2.INTER_AREA)
-        _paint(face, m, int(cx - side / 2), int(cy - side / 2), colour)
+        paint(face, m, int(cx - side / 2), int(cy - side / 2), colour)
         return
     if style.joker == "letter":  # "J" or "JOKER" printed in the numerals' font
         word = "J" if rng.random() < 0.5 else "JOKER"
@@ -337,7 +341,7 @@ def _draw_joker(face: np.ndarray, style: TileStyle, colour: BGR, cx: float, cy: 
         m = _glyph_mask(word, style, max(8, h))
         if m.shape[1] > face.shape[1] * 0.88:
             m = cv2.resize(m, (int(face.shape[1] * 0.88), m.shape[0]), interpolation=cv2.INTER_AREA)
-        _paint(face, m, int(cx - m.shape[1] / 2), int(cy - m.shape[0] / 2), colour)
+        paint(face, m, int(cx - m.shape[1] / 2), int(cy - m.shape[0] / 2), colour)
         return
     if style.joker == "jester":  # a smaller face under a two-pointed cap with bells
         cap = np.zeros(face.shape[:2], np.uint8)
@@ -347,7 +351,7 @@ def _draw_joker(face: np.ndarray, style: TileStyle, colour: BGR, cx: float, cy: 
         cv2.fillPoly(cap, [pts], 255, cv2.LINE_AA)
         for bx in (cx - r * 0.8, cx + r * 0.8):
             cv2.circle(cap, (int(bx), int(top - r * 0.25)), max(2, int(r * 0.13)), 255, -1, cv2.LINE_AA)
-        _paint(face, cap, 0, 0, colour)
+        paint(face, cap, 0, 0, colour)
         cy, r = cy + r * 0.3, r * 0.7
     S = 4
     size = int(r * 2.6 * S)
@@ -373,7 +377,7 @@ def _draw_joker(face: np.ndarray, style: TileStyle, colour: BGR, cx: float, cy: 
     mouth_r = (int(R * rng.uniform(0.45, 0.6)), int(R * rng.uniform(0.28, 0.42)))
     cv2.ellipse(m, (c[0], c[1] + int(R * 0.12)), mouth_r, 0, 20, 160, feat, lw, cv2.LINE_AA)
     m = cv2.resize(m, (size // S, size // S), interpolation=cv2.INTER_AREA)
-    _paint(face, m, int(cx - m.shape[1] / 2), int(cy - m.shape[0] / 2), colour)
+    paint(face, m, int(cx - m.shape[1] / 2), int(cy - m.shape[0] / 2), colour)
 
 
 def _wordmark(face: np.ndarray, style: TileStyle, cy: float) -> None:
@@ -384,12 +388,12 @@ def _wordmark(face: np.ndarray, style: TileStyle, cy: float) -> None:
     m = cv2.resize(m, (tw, max(4, int(m.shape[0] * tw / m.shape[1]))), interpolation=cv2.INTER_AREA)
     x0, y0 = (W - tw) // 2, int(cy - m.shape[0] / 2)
     lighter = tuple(int(min(255, v * 1.06)) for v in style.body)
-    _paint(face, m, x0 + 1, y0 + 1, lighter, 0.8)  # emboss highlight
-    _paint(face, m, x0, y0, style.logo_ink, 0.95)
+    paint(face, m, x0 + 1, y0 + 1, lighter, 0.8)  # emboss highlight
+    paint(face, m, x0, y0, style.logo_ink, 0.95)
     small = text_mask("Original", "dejavu_sans", 24, 0)
     sw = int(W * 0.22)
     small = cv2.resize(small, (sw, max(3, int(small.shape[0] * sw / small.shape[1]))), interpolation=cv2.INTER_AREA)
-    _paint(face, small, (W - sw) // 2, y0 - small.shape[0] - 2, style.logo_ink, 0.6)
+    paint(face, small, (W - sw) // 2, y0 - small.shape[0] - 2, style.logo_ink, 0.6)
 
 
 def render_face(tile: Tile, style: TileStyle, rng: Rng, joker_colour: str = "black") -> np.ndarray:
@@ -422,7 +426,7 @@ def render_face(tile: Tile, style: TileStyle, rng: Rng, joker_colour: str = "bla
         disc = cv2.GaussianBlur(disc, (0, 0), 1.2)
         # Towards white, not a brighter multiple of the body (that would shift the hue when it clips).
         lift = body + (255.0 - body) * rng.uniform(0.2, 0.45)
-        _paint(face, disc, 0, 0, tuple(int(v) for v in lift), 0.9)
+        paint(face, disc, 0, 0, tuple(int(v) for v in lift), 0.9)
     if tile.is_joker:
         colour = style.joker_inks[joker_colour]
         _draw_joker(face, style, colour, W / 2, cy, min(W * 0.34, nh * 0.62), rng)
@@ -434,36 +438,36 @@ def render_face(tile: Tile, style: TileStyle, rng: Rng, joker_colour: str = "bla
         if m.shape[1] > W * 0.86:  # very wide numerals (11 in a wide font): squeeze to fit
             m = cv2.resize(m, (int(W * 0.86), nh), interpolation=cv2.INTER_AREA)
         x0, y0 = int((W - m.shape[1]) / 2), int(cy - nh / 2)
-        _paint(face, m, x0, y0, ink)
+        paint(face, m, x0, y0, ink)
         if tile.number in (6, 9) and style.six_nine != "plain":
             lw = max(3, nh // 12)
             if style.six_nine == "underline":
                 bar = np.zeros((lw, int(m.shape[1] * 0.9)), np.uint8) + 255
-                _paint(face, bar, int(W / 2 - bar.shape[1] / 2), y0 + nh + lw, ink)
+                paint(face, bar, int(W / 2 - bar.shape[1] / 2), y0 + nh + lw, ink)
             else:
                 dot = np.zeros((lw * 2 + 2, lw * 2 + 2), np.uint8)
                 cv2.circle(dot, (lw + 1, lw + 1), lw, 255, -1, cv2.LINE_AA)
-                _paint(face, dot, x0 + m.shape[1] + lw // 2, y0 + nh - 2 * lw, ink)
+                paint(face, dot, x0 + m.shape[1] + lw // 2, y0 + nh - 2 * lw, ink)
     logo_y = H * rng.uniform(0.8, 0.86)
     if style.logo == "wordmark":
         _wordmark(face, style, logo_y)
     elif style.logo == "ring":
         ring = np.zeros((H // 8, H // 8), np.uint8)
         cv2.circle(ring, (H // 16, H // 16), H // 16 - 3, 255, max(2, H // 70), cv2.LINE_AA)
-        _paint(face, ring, W // 2 - H // 16, int(logo_y - H // 16), style.logo_ink)
+        paint(face, ring, W // 2 - H // 16, int(logo_y - H // 16), style.logo_ink)
     elif style.logo == "dot":
         d = np.zeros((H // 14, H // 14), np.uint8)
         cv2.circle(d, (H // 28, H // 28), H // 28 - 1, 255, -1, cv2.LINE_AA)
-        _paint(face, d, W // 2 - H // 28, int(logo_y - H // 28), style.logo_ink)
+        paint(face, d, W // 2 - H // 28, int(logo_y - H // 28), style.logo_ink)
     elif style.logo == "smiley":  # the modern edition's small face
         d = np.zeros((H // 9, H // 9), np.uint8)
         c, R = H // 18, H // 18 - 2
         cv2.circle(d, (c, c), R, 255, max(2, H // 80), cv2.LINE_AA)
         cv2.ellipse(d, (c, c + R // 6), (R // 2, R // 3), 0, 20, 160, 255, max(2, H // 90), cv2.LINE_AA)
-        _paint(face, d, W // 2 - c, int(logo_y - c), style.logo_ink)
+        paint(face, d, W // 2 - c, int(logo_y - c), style.logo_ink)
     elif style.logo == "bar":
         bar = np.zeros((max(3, H // 40), int(W * 0.35)), np.uint8) + 255
-        _paint(face, bar, int(W * 0.325), int(logo_y), style.logo_ink)
+        paint(face, bar, int(W * 0.325), int(logo_y), style.logo_ink)
     alpha = _rounded_mask(H, W, max(2, int(W * style.corner)))
     return np.dstack([np.clip(face, 0, 255).astype(np.uint8), alpha])
 

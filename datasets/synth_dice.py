@@ -28,6 +28,12 @@ Polygon corners run top-left, top-right, bottom-right, bottom-left *of the uprig
 the first edge is the top of the print (``up`` points there). The test split differs from
 training on purpose (:data:`SPLITS`): background families never seen in training and die sizes
 outside the training range. Fonts: matplotlib's bundled DejaVu files and OpenCV's Hershey fonts.
+
+Shared with the tile renderer: the camera (:mod:`datasets.render_scene`), value noise and colour
+blends (:mod:`datasets.render_textures`), font files and numeral masks (:mod:`datasets.fonts`,
+:mod:`datasets.render_tiles`). The dice's own are what only dice have (faces, cubes, the board,
+score sheet and cup) and the table cloths and camera effects the dice networks were trained and
+tested on: drawn from their own random streams, they keep every dice photo of a given seed what it was.
 """
 
 from __future__ import annotations
@@ -36,14 +42,17 @@ import argparse
 import functools
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
 
+from datasets import fonts
+from datasets.render_scene import Camera, look_at
+from datasets.render_textures import lerp_colours, value_noise
+from datasets.render_tiles import hershey_mask, ink_crop, jitter_colour, paint, text_mask
 from referee.tiles import JOKER, Colour, Tile
 
 __all__ = [
@@ -134,8 +143,8 @@ class DiceStyle:
 
 
 def _jit(rng: Rng, bgr: BGR, amount: float) -> BGR:
-    c = np.array(bgr, np.float32) * rng.uniform(1 - amount, 1 + amount) + rng.normal(0, 255 * amount / 4, 3)
-    return tuple(int(v) for v in np.clip(c, 0, 255))  # type: ignore[return-value]
+    # the dice's colours vary a little less per channel than the tiles' (noise a quarter of amount)
+    return jitter_colour(rng, bgr, amount, spread=4.0)
 
 
 def sample_style(rng: Rng) -> DiceStyle:
@@ -158,44 +167,12 @@ def sample_style(rng: Rng) -> DiceStyle:
     )
 
 
-def _font_dir() -> Path:
-    try:
-        import matplotlib
-    except ImportError as exc:  # pragma: no cover - matplotlib is in the train extras
-        raise RuntimeError("the dice renderer needs matplotlib's bundled fonts: pip install matplotlib") from exc
-    return Path(matplotlib.get_data_path()) / "fonts" / "ttf"
-
-
-@functools.lru_cache(maxsize=32)
-def _ttf(name: str, px: int) -> ImageFont.FreeTypeFont:
-    path = _font_dir() / name
-    if not path.exists():
-        raise FileNotFoundError(f"font {name} not found in {path.parent}")
-    return ImageFont.truetype(str(path), px)
-
-
 @functools.lru_cache(maxsize=1024)
 def _numeral_mask(text: str, font: str, stroke: int) -> np.ndarray:
     """Tight uint8 mask of ``text`` about 100 px high (cached: scenes reuse a few fonts)."""
     if font.startswith("hershey:"):
-        fid = int(font.split(":")[1])
-        scale = cv2.getFontScaleFromHeight(fid, 100, stroke)
-        (w, h), base = cv2.getTextSize(text, fid, scale, stroke)
-        m = np.zeros((h + base + 2 * stroke + 8, w + 2 * stroke + 8), np.uint8)
-        cv2.putText(m, text, (stroke + 4, h + stroke + 4), fid, scale, 255, stroke, cv2.LINE_AA)
-    else:
-        f = _ttf(font, 110)
-        left, top, right, bottom = f.getbbox(text, stroke_width=stroke * 2)
-        img = Image.new("L", (right - left + 4, bottom - top + 4), 0)
-        ImageDraw.Draw(img).text((2 - left, 2 - top), text, font=f, fill=255, stroke_width=stroke * 2, stroke_fill=255)
-        m = np.asarray(img).copy()
-    ys, xs = np.nonzero(m > 20)
-    return m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
-
-
-def _paint(face: np.ndarray, mask: np.ndarray, colour: BGR) -> None:
-    a = (mask.astype(np.float32) / 255.0)[:, :, None]
-    face[:] = (face * (1 - a) + np.array(colour, np.float32) * a).astype(face.dtype)
+        return hershey_mask(text, int(font.split(":")[1]), 100, stroke)
+    return ink_crop(text_mask(text, fonts.font_file(font), 110, stroke * 2))
 
 
 def _draw_joker(face: np.ndarray, style: DiceStyle, rng: Rng) -> None:
@@ -268,7 +245,7 @@ def render_face(tile: Tile, style: DiceStyle, rng: Rng, size: int = FACE_PX) -> 
         rim = cv2.dilate(mask, np.ones((3, 3), np.uint8)).astype(np.float32) - mask
         out = out * (1 - 0.35 * (rim / 255.0)[:, :, None])
     out = out.astype(np.uint8)
-    _paint(out, mask, ink)
+    paint(out, mask, 0, 0, ink)
     return out
 
 
@@ -295,25 +272,18 @@ def _edge_falloff(size: int) -> np.ndarray:
 
 # --------------------------------------------------------------------------- table textures
 
-def _noise(h: int, w: int, cells: float, rng: Rng) -> np.ndarray:
-    gy, gx = max(2, int(cells * h / max(h, w)) + 2), max(2, int(cells * w / max(h, w)) + 2)
-    return cv2.resize(rng.random((gy, gx), dtype=np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
-
-
 def _fbm(h: int, w: int, cells: float, rng: Rng, octaves: int = 4) -> np.ndarray:
+    """Fractal noise whose ``cells`` are counted along the long side (square features at any aspect)
+    and not clipped per octave; :func:`datasets.render_textures.fbm` counts them per side."""
     out = np.zeros((h, w), np.float32)
     amp, total = 1.0, 0.0
+    longest = max(h, w)
     for _ in range(octaves):
-        out += amp * _noise(h, w, cells, rng)
+        out += amp * value_noise(h, w, int(cells * h / longest) + 1, int(cells * w / longest) + 1, rng, clip=False)
         total += amp
         amp *= 0.5
         cells *= 2
     return out / total
-
-
-def _mix(t: np.ndarray, c0: Sequence[float], c1: Sequence[float]) -> np.ndarray:
-    t = t[:, :, None]
-    return np.array(c0, np.float32) * (1 - t) + np.array(c1, np.float32) * t
 
 
 def _wood(h: int, w: int, rng: Rng, ppm: float) -> np.ndarray:
@@ -330,7 +300,7 @@ def _wood_grain(h: int, w: int, rng: Rng, ppm: float) -> np.ndarray:
     rings = 0.5 + 0.5 * np.sin(2 * np.pi * y / period)
     grain = _fbm(h, w, 40, rng, 2)
     t = np.clip(0.55 * rings ** 3 + 0.45 * grain, 0, 1)
-    return _mix(t, base * 1.12, base * 0.7)
+    return lerp_colours(t, base * 1.12, base * 0.7)
 
 
 def _planks(h: int, w: int, rng: Rng, ppm: float) -> np.ndarray:
@@ -348,7 +318,7 @@ def _felt(h: int, w: int, rng: Rng, ppm: float) -> np.ndarray:
     colours = ((60, 110, 30), (90, 60, 30), (40, 40, 120), (70, 70, 70), (120, 80, 50), (30, 30, 35))
     base = np.array(_jit(rng, colours[int(rng.integers(len(colours)))], 0.15), np.float32)
     t = 0.6 * _fbm(h, w, 8, rng) + 0.4 * rng.random((h, w), dtype=np.float32)
-    return _mix(t, base * 0.85, base * 1.15)
+    return lerp_colours(t, base * 0.85, base * 1.15)
 
 
 def _weave(h: int, w: int, rng: Rng, ppm: float) -> np.ndarray:
@@ -359,12 +329,12 @@ def _weave(h: int, w: int, rng: Rng, ppm: float) -> np.ndarray:
     t = 0.5 + 0.25 * np.sin(2 * np.pi * x / period) * np.sign(np.sin(np.pi * y / period)) \
         + 0.25 * np.sin(2 * np.pi * y / period) * np.sign(np.sin(np.pi * x / period))
     t = np.clip(0.7 * t + 0.3 * _fbm(h, w, 10, rng), 0, 1)
-    return _mix(t, base * 0.8, base * 1.12)
+    return lerp_colours(t, base * 0.8, base * 1.12)
 
 
 def _speckle(h: int, w: int, rng: Rng, ppm: float) -> np.ndarray:
     base = np.array(_jit(rng, ((215, 215, 210), (180, 185, 190), (60, 60, 65), (200, 215, 225))[int(rng.integers(4))], 0.08), np.float32)
-    img = _mix(_fbm(h, w, 5, rng), base * 0.94, base * 1.04)
+    img = lerp_colours(_fbm(h, w, 5, rng), base * 0.94, base * 1.04)
     n = int(h * w / (ppm * ppm) * rng.uniform(0.05, 0.3))
     ys, xs = rng.integers(0, h, n), rng.integers(0, w, n)
     dark = rng.random(n) < 0.5
@@ -391,7 +361,7 @@ def _gingham(h: int, w: int, rng: Rng, ppm: float) -> np.ndarray:
     x = (np.arange(w)[None, :] // (period / 2)) % 2
     y = (np.arange(h)[:, None] // (period / 2)) % 2
     t = (x + y).astype(np.float32) / 2.0  # 0 white, 0.5 tinted stripe, 1 full colour
-    img = _mix(t, white, colour)
+    img = lerp_colours(t, white, colour)
     return img * (0.92 + 0.1 * _fbm(h, w, 30, rng, 2))[:, :, None]
 
 
@@ -414,7 +384,7 @@ def _checks(h: int, w: int, rng: Rng, ppm: float) -> np.ndarray:
     u, v = _rotated_grid(h, w, rng)
     t = ((np.floor(u / cell) + np.floor(v / cell)) % 2).astype(np.float32)
     t = cv2.GaussianBlur(t, (0, 0), max(0.5, ppm * 0.3))
-    return _mix(t, light, dark) * (0.93 + 0.1 * _fbm(h, w, 20, rng, 2))[:, :, None]
+    return lerp_colours(t, light, dark) * (0.93 + 0.1 * _fbm(h, w, 20, rng, 2))[:, :, None]
 
 
 def _tiles(h: int, w: int, rng: Rng, ppm: float) -> np.ndarray:
@@ -426,7 +396,7 @@ def _tiles(h: int, w: int, rng: Rng, ppm: float) -> np.ndarray:
     u, v = _rotated_grid(h, w, rng)
     edge = np.minimum(np.minimum(u % cell, cell - u % cell), np.minimum(v % cell, cell - v % cell))
     t = np.clip(1.0 - (edge - gap / 2) / max(1.0, ppm * 0.5), 0, 1).astype(np.float32)
-    img = _mix(t, face, grout)
+    img = lerp_colours(t, face, grout)
     return img * (0.94 + 0.08 * _fbm(h, w, 6, rng, 3))[:, :, None]
 
 
@@ -458,7 +428,7 @@ def _dots(h: int, w: int, rng: Rng, ppm: float) -> np.ndarray:
     shift = (np.floor(v / pitch) % 2) * pitch / 2 if rng.random() < 0.5 else 0.0
     du, dv = (u + shift) % pitch - pitch / 2, v % pitch - pitch / 2
     t = np.clip((radius - np.sqrt(du * du + dv * dv)) / max(1.0, ppm * 0.4), 0, 1).astype(np.float32)
-    return _mix(t, ground, dot) * (0.94 + 0.08 * _fbm(h, w, 10, rng, 2))[:, :, None]
+    return lerp_colours(t, ground, dot) * (0.94 + 0.08 * _fbm(h, w, 10, rng, 2))[:, :, None]
 
 
 BACKGROUNDS: dict[str, Callable[[int, int, Rng, float], np.ndarray]] = {
@@ -469,41 +439,6 @@ BACKGROUNDS: dict[str, Callable[[int, int, Rng, float], np.ndarray]] = {
 
 
 # --------------------------------------------------------------------------- geometry
-
-@dataclass
-class Camera:
-    """Pinhole camera: intrinsics ``k`` (3x3), world-to-camera rotation ``r`` and centre ``c`` (mm)."""
-
-    k: np.ndarray
-    r: np.ndarray
-    c: np.ndarray
-    width: int
-    height: int
-
-    def project(self, pts: np.ndarray) -> np.ndarray:
-        """World points (N, 3) in mm -> pixel coordinates (N, 2)."""
-        pc = (pts - self.c) @ self.r.T
-        uv = pc @ self.k.T
-        return uv[:, :2] / uv[:, 2:3]
-
-    def plane_homography(self) -> np.ndarray:
-        """Homography from the table plane (x, y in mm, z = 0) to pixels."""
-        t = -self.r @ self.c
-        return self.k @ np.column_stack([self.r[:, 0], self.r[:, 1], t])
-
-
-def _look_at(target: np.ndarray, elevation: float, azimuth: float, distance: float, roll: float) -> tuple[np.ndarray, np.ndarray]:
-    heading = np.array([math.cos(azimuth), math.sin(azimuth), 0.0])
-    c = target + distance * np.array([-math.cos(elevation) * heading[0], -math.cos(elevation) * heading[1], math.sin(elevation)])
-    f = (target - c) / np.linalg.norm(target - c)
-    u = heading - heading.dot(f) * f
-    u /= np.linalg.norm(u)
-    # roll: the photographer does not hold the phone level
-    u = u * math.cos(roll) + np.cross(f, u) * math.sin(roll)
-    rgt = np.cross(f, u)
-    r = np.stack([rgt, -u, f])  # OpenCV camera axes: x right, y down, z forward
-    return r, c
-
 
 def _rot_z(a: float) -> np.ndarray:
     c, s = math.cos(a), math.sin(a)
@@ -802,29 +737,28 @@ def render_scene(rng: Rng, split: str = "train", n_dice: int = 9, layout: str | 
     # players photograph their dice from close by: the frame is never so wide that a die is tiny
     radius = float(min(np.linalg.norm(hi_xy - lo_xy) / 2, edge * 7.5))
     target = np.array([*((lo_xy + hi_xy) / 2), 0.0])
-    hfov = math.radians(rng.uniform(50, 68))
-    fx = width / 2 / math.tan(hfov / 2)
-    k = np.array([[fx, 0, width / 2], [0, fx, height / 2], [0, 0, 1]])
+    hfov_deg = rng.uniform(50, 68)
+    fx = width / 2 / math.tan(math.radians(hfov_deg) / 2)  # focal length in pixels, as look_at makes it
     half_small = min(width, height) / 2 / fx  # tan of the half field of view across the short side
     fill = rng.uniform(0.6, 1.05)
     distance = radius / (fill * half_small)
-    elevation = math.radians(rng.uniform(48, 90))
+    elevation = rng.uniform(48, 90)  # degrees above the table
+    image_corners = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float64)
     cam = None
     for _ in range(20):
         jitter = rng.normal(0, radius * 0.12, 2)
-        r, c = _look_at(target + np.array([*jitter, 0.0]), elevation, float(rng.uniform(0, 2 * math.pi)), distance,
-                        float(rng.normal(0, 0.08)))
-        cam = Camera(k, r, c, width, height)
+        heading = math.degrees(rng.uniform(0, 2 * math.pi))  # the way the camera looks across the table
+        roll = math.degrees(rng.normal(0, 0.08))
+        cam = look_at(width, height, hfov_deg, target + np.array([*jitter, 0.0]), 90.0 - elevation, heading + 180.0,
+                      distance, roll)
         # every image corner must look down at the table (no horizon in the picture)
-        corners = np.array([[0, 0, 1], [width, 0, 1], [width, height, 1], [0, height, 1]], np.float64)
-        rays = (np.linalg.inv(k) @ corners.T).T @ r
-        if (rays[:, 2] < -0.05).all():
+        if (cam.rays(image_corners)[:, 2] < -0.05).all():
             break
-        elevation = min(math.radians(90), elevation + math.radians(5))
+        elevation = min(90.0, elevation + 5.0)
     assert cam is not None
 
     # ---- table plane texture
-    hp = cam.plane_homography()
+    hp = cam.ground_homography()
     inv = np.linalg.inv(hp)
     img_corners = np.array([[0, 0, 1], [width, 0, 1], [width, height, 1], [0, height, 1]], np.float64)
     plane = (inv @ img_corners.T).T
@@ -885,7 +819,7 @@ def render_scene(rng: Rng, split: str = "train", n_dice: int = 9, layout: str | 
     ambient = rng.uniform(0.45, 0.65)
     face_alpha = _rounded_alpha(FACE_PX, style.corner * 0.6)
     falloff = _edge_falloff(FACE_PX)
-    order = sorted(range(len(dice)), key=lambda i: -float(np.linalg.norm(dice[i].centre - cam.c)))
+    order = sorted(range(len(dice)), key=lambda i: -float(np.linalg.norm(dice[i].centre - cam.C)))
     labels: list[dict | None] = [None] * len(dice)
     sides: list[dict] = []
     for i in order:
@@ -894,11 +828,11 @@ def render_scene(rng: Rng, split: str = "train", n_dice: int = 9, layout: str | 
         for name in FACE_NAMES:
             corners3, normal = d.face_corners(name)
             centre = corners3.mean(axis=0)
-            if normal.dot(cam.c - centre) <= 0:
+            if normal.dot(cam.C - centre) <= 0:
                 continue
             visible.append((name, corners3, normal))
         # body silhouette first: the rounded edges between the faces are plastic too
-        proj_all = cam.project(d.corners()).astype(np.float32)
+        proj_all = cam.project(d.corners())[0].astype(np.float32)
         hull = cv2.convexHull(np.round(proj_all * 16).astype(np.int32))
         body = np.array(style.body, np.float32) * ambient * 0.85
         cv2.fillConvexPoly(img, hull, body.tolist(), cv2.LINE_AA, 4)
@@ -910,7 +844,7 @@ def render_scene(rng: Rng, split: str = "train", n_dice: int = 9, layout: str | 
             # a little sheen across the face, brighter toward the lamp
             g = np.linspace(-1, 1, FACE_PX, dtype=np.float32)
             face *= (1 + rng.uniform(-0.06, 0.06) * g[None, :, None] + rng.uniform(-0.06, 0.06) * g[:, None, None])
-            quad = cam.project(corners3).astype(np.float32)
+            quad = cam.project(corners3)[0].astype(np.float32)
             _composite(img, face, face_alpha, quad)
             if name == "+z":
                 up = (quad[0] + quad[1]) / 2 - (quad[3] + quad[2]) / 2
@@ -924,9 +858,9 @@ def render_scene(rng: Rng, split: str = "train", n_dice: int = 9, layout: str | 
     # ---- camera effects
     img = _camera_effects(img, rng)
     meta = {"scene": layout, "background": background, "die_mm": round(edge, 2), "split": split,
-            "elevation_deg": round(math.degrees(elevation), 1), "font": style.font}
+            "elevation_deg": round(elevation, 1), "font": style.font}
     if blanks:  # blank squares in the photo (pixels): not dice, the reader learns them as "none"
-        meta["blanks"] = [[[round(float(x), 2), round(float(y), 2)] for x, y in cam.project(np.c_[sq, np.zeros(4)])]
+        meta["blanks"] = [[[round(float(x), 2), round(float(y), 2)] for x, y in cam.project(np.c_[sq, np.zeros(4)])[0]]
                           for sq in blanks]
     return Scene(img, [lab for lab in labels if lab is not None], sides, meta)
 

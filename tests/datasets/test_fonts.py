@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -57,3 +59,12 @@ def test_debian_package_list_names_every_debian_family() -> None:
     for fam in fonts.FAMILIES.values():
         if fam.source.startswith("debian:"):
             assert fam.source.split(":", 1)[1] in pkgs
+
+
+def test_font_file_finds_installed_files_and_names_a_missing_one() -> None:
+    for name in fonts.available():
+        for path in fonts.font_files(name):
+            if not path.startswith("hershey:"):
+                assert fonts.font_file(Path(path).name) == path
+    with pytest.raises(FileNotFoundError, match="ComicSans.ttf"):
+        fonts.font_file("ComicSans.ttf")
