@@ -76,7 +76,7 @@ def check_opening(
 
     if points < rules.opening_minimum:
         # docs/rules.md section 4: the initial meld is worth at least 30 points (or the agreed minimum).
-        violations.append(_below_minimum(points, rules, meld, tuple(range(len(meld)))))
+        violations.append(below_minimum(points, rules, meld, tuple(range(len(meld)))))
 
     if not rules.jokers_in_opening:
         # Variant 003: no joker in the initial meld.
@@ -114,7 +114,7 @@ def check_opening(
     return OpeningVerdict(violations=tuple(violations), sets=verdicts, points=points, minimum=rules.opening_minimum)
 
 
-def _below_minimum(points: int, rules: RuleSet, meld: Sequence[Sequence[Tile]], sets: tuple[int, ...]) -> Violation:
+def below_minimum(points: int, rules: RuleSet, meld: Sequence[Sequence[Tile]], sets: tuple[int, ...]) -> Violation:
     """The ``opening_below_minimum`` violation of a meld worth ``points``, naming every tile of
     ``meld`` and the set indices ``sets``; shared with :mod:`referee.turn`, which counts the rack's
     tiles only and indexes the table after."""

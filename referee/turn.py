@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee.i18n import _, join_sentences, ngettext
-from referee.meld import _below_minimum, check_opening
+from referee.meld import below_minimum, check_opening
 from referee.ruleset import RuleSet
 from referee.sets import check_set
 from referee.table import TableVerdict, check_table, unmatched_sets
@@ -224,7 +224,7 @@ def check_turn(
                     )
             if opening_points < rules.opening_minimum:
                 # RULES.md section 4: at least 30 points (or the agreed minimum) from the rack.
-                violations.append(_below_minimum(opening_points, rules, meld, tuple(changed_after)))
+                violations.append(below_minimum(opening_points, rules, meld, tuple(changed_after)))
     elif not rules.joker_from_table_tile:
         violations.extend(_jokers_replaced_from_table(table_before, table_after, changed_before, changed_after, laid_count))
 

@@ -86,7 +86,7 @@ def rows_of(boxes: np.ndarray) -> list[list[int]]:
     return [sorted(r, key=lambda k: float(boxes[k, 0] + boxes[k, 2])) for r in rows]
 
 
-def _views(image: np.ndarray, boxes: np.ndarray, model, rng: np.random.Generator, count: int) -> np.ndarray:
+def jittered_views(image: np.ndarray, boxes: np.ndarray, model, rng: np.random.Generator, count: int) -> np.ndarray:
     """``count`` jittered crops of each box: (len(boxes) * count, S, S, 3), box-major order."""
     import cv2
 
@@ -188,8 +188,8 @@ def teach(photo_bytes: bytes, rows_text: str, profile_dir: Path | str | None, re
     codes = np.array([parse_tile(c).index for row in rows for c in row], int)
     chosen = boxes[order]
     rng = np.random.default_rng(seed)
-    views = _views(image, chosen, model, rng, PROTOTYPE_VIEWS)
-    check = _views(image, chosen, model, np.random.default_rng(seed + 1), CHECK_VIEWS)
+    views = jittered_views(image, chosen, model, rng, PROTOTYPE_VIEWS)
+    check = jittered_views(image, chosen, model, np.random.default_rng(seed + 1), CHECK_VIEWS)
     if previous is None and profile_dir is not None and (Path(profile_dir) / "profile.json").exists():
         previous = load_profile(profile_dir)
     profile, alone, acc = fit_profile(model, views, np.repeat(codes, PROTOTYPE_VIEWS), check,

@@ -18,7 +18,7 @@ import numpy as np
 from referee.i18n import _
 from referee.tiles import parse_tile
 from vision.profile import Profile, ProfileError
-from vision.teach import CHECK_VIEWS, PROTOTYPE_VIEWS, _views, held_back_with
+from vision.teach import CHECK_VIEWS, PROTOTYPE_VIEWS, jittered_views, held_back_with
 
 __all__ = ["TileAdded", "add_tile"]
 
@@ -67,8 +67,8 @@ def add_tile(photo, box_xyxy: tuple[float, float, float, float], code: str, prof
             width=photo.width, height=photo.height))
     scaled = (box / np.float32(photo.scale))[None]
     model = reader.model
-    views = _views(photo.image, scaled, model, np.random.default_rng(seed), PROTOTYPE_VIEWS)
-    check = _views(photo.image, scaled, model, np.random.default_rng(seed + 1), CHECK_VIEWS)
+    views = jittered_views(photo.image, scaled, model, np.random.default_rng(seed), PROTOTYPE_VIEWS)
+    check = jittered_views(photo.image, scaled, model, np.random.default_rng(seed + 1), CHECK_VIEWS)
     feats = model.read_crops(views)[3]
     cn, cc, _up, cf = model.read_crops(check)
     if feats.shape[1] != profile.features.shape[1]:

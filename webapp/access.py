@@ -27,7 +27,7 @@ from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from referee.i18n import _
-from webapp.middleware import _cookie, _headers
+from webapp.middleware import cookie_value, scope_headers
 from webapp.runtime import Runtime, get_runtime
 from webapp.schemas import JoinIn, JoinOut, ShareOut
 
@@ -122,10 +122,10 @@ class JoinMiddleware:
             await self.app(scope, receive, send)
             return
         client = scope.get("client")
-        headers = _headers(scope)
+        headers = scope_headers(scope)
         if _is_loopback(client[0] if client else None):
             scope[ACCESS_KEY] = "local"
-        elif self.join.accepts_token(_cookie(headers.get("cookie"), JOIN_COOKIE)):
+        elif self.join.accepts_token(cookie_value(headers.get("cookie"), JOIN_COOKIE)):
             scope[ACCESS_KEY] = "joined"
         else:
             scope[ACCESS_KEY] = "guest"

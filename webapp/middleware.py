@@ -54,11 +54,11 @@ def pick_language(query_lang: str | None, cookie_lang: str | None, accept_langua
     return _known(query_lang) or _known(cookie_lang) or negotiate_language(accept_language)
 
 
-def _headers(scope: Scope) -> dict[str, str]:
+def scope_headers(scope: Scope) -> dict[str, str]:
     return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
 
 
-def _cookie(header: str | None, name: str) -> str | None:
+def cookie_value(header: str | None, name: str) -> str | None:
     if not header:
         return None
     jar: SimpleCookie = SimpleCookie()
@@ -76,9 +76,9 @@ def _cookie(header: str | None, name: str) -> str | None:
 
 
 def _scope_language(scope: Scope) -> str:
-    headers = _headers(scope)
+    headers = scope_headers(scope)
     query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True))
-    return pick_language(query.get("lang"), _cookie(headers.get("cookie"), LANG_COOKIE), headers.get("accept-language"))
+    return pick_language(query.get("lang"), cookie_value(headers.get("cookie"), LANG_COOKIE), headers.get("accept-language"))
 
 
 def request_language(request: Any) -> str:

@@ -45,7 +45,8 @@ matched to at most one old set so that most table tiles stay in their set (a bes
 How far that is from the least an optimal move could move is measured exactly, on the
 benchmark, by :mod:`referee.tools.tiebreak_check` (figures in ``referee/SOLVER.md``).
 
-Layout (one job per module; the underscored names are shared inside this package only):
+Layout (one job per module; names the modules share are public names of their module, the
+package's own API is what this module exports in ``__all__``):
 
 - :mod:`.api`: :func:`best_move`, :func:`arrange`, :class:`Move`, the opening, the exact tie-break call;
 - :mod:`.passes`: which searches settle a position, in which order, with which budgets;

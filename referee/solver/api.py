@@ -12,16 +12,16 @@ from referee.ruleset import RuleSet
 from referee.solver.inputs import (
     SolverError,
     TableInput,
-    _check_counts,
-    _coerce_tile,
-    _counts,
-    _indices,
-    _read_rack,
-    _read_table,
+    check_counts,
+    coerce_tile,
+    tile_counts,
+    tile_indices,
+    read_rack,
+    read_table,
 )
-from referee.solver.passes import _solve_plan, _solve_points
-from referee.solver.steps import _Outcome, _describe_change
-from referee.solver.values import _set_value
+from referee.solver.passes import solve_plan, solve_points
+from referee.solver.steps import Outcome, describe_change
+from referee.solver.values import set_value
 from referee.tiles import Tile, format_tiles, parse_tiles
 
 
@@ -153,29 +153,29 @@ def best_move(
         raise SolverError(_("the time limit must be a positive number of seconds, not {value}").format(value=time_limit))
     if not isinstance(rules, RuleSet):
         raise SolverError(_("rules must be a RuleSet, not {kind}").format(kind=type(rules).__name__))
-    old_sets, table_tiles = _read_table(table)
-    rack_tiles = _read_rack(rack)
-    table_count = _counts(_indices(table_tiles))
-    rack_count = _counts(_indices(rack_tiles))
-    _check_counts([a + b for a, b in zip(table_count, rack_count)], rules)
+    old_sets, table_tiles = read_table(table)
+    rack_tiles = read_rack(rack)
+    table_count = tile_counts(tile_indices(table_tiles))
+    rack_count = tile_counts(tile_indices(rack_tiles))
+    check_counts([a + b for a, b in zip(table_count, rack_count)], rules)
     if not opened:
         return _opening(old_sets, table_tiles, rack_count, rules, objective, tiebreak) if rack_tiles else None
     proven = True
     new_sets = None
     if rack_tiles and objective == "points":
-        solved_points = _solve_points(table_count, rack_count, rules, old_sets)
+        solved_points = solve_points(table_count, rack_count, rules, old_sets)
         if solved_points is not None:
             new_sets, _score, proven = solved_points
     elif rack_tiles:
         # (With the exact tie-break to follow, the estimate's own tie-break search is skipped.)
         exact = tiebreak == "exact" and old_sets is not None
-        solved = _solve_plan(table_count, rack_count, rules, objective, None, old_sets, need_move=True, improve=not exact)
+        solved = solve_plan(table_count, rack_count, rules, objective, None, old_sets, need_move=True, improve=not exact)
         if solved is not None:
             new_sets, _score = solved
     if new_sets is None:
         _check_table_stands(old_sets, table_tiles, rules)  # no move, unless the table itself is wrong
         return None
-    out = _describe_change(old_sets, table_tiles, new_sets, rack_jokers_high=objective == "points")
+    out = describe_change(old_sets, table_tiles, new_sets, rack_jokers_high=objective == "points")
     if not out.placed:
         return None
     least = not out.moved
@@ -197,9 +197,9 @@ def best_move(
 
 
 def _fewest_moved(
-    out: _Outcome, old_sets: list[list[Tile]], table_tiles: list[Tile], rack: list[Tile], rules: RuleSet,
+    out: Outcome, old_sets: list[list[Tile]], table_tiles: list[Tile], rack: list[Tile], rules: RuleSet,
     time_limit: float, objective: str,
-) -> tuple[_Outcome, bool]:
+) -> tuple[Outcome, bool]:
     """The exact tie-break: the arrangement laying as many rack tiles as ``out`` (or as many
     points, for the points objective) that moves fewest table tiles, and whether that is proven
     (False when HiGHS ran out of time: then ``out`` as it was)."""
@@ -217,7 +217,7 @@ def _fewest_moved(
     if found is None:
         return out, False
     if found.moved < len(out.moved):
-        exact = _describe_change(old_sets, table_tiles, [list(s) for s in found.sets], rack_jokers_high=pts)
+        exact = describe_change(old_sets, table_tiles, [list(s) for s in found.sets], rack_jokers_high=pts)
         # (For points the programme holds the points, counted as the move counts them; a move
         # worth more than one not proven best is left alone, not mixed into the tie-break.)
         if len(exact.moved) < len(out.moved) and (not pts or exact.points == out.points):
@@ -250,7 +250,7 @@ def _opening(
     if not rules.jokers_in_opening:
         rack = [*rack[:52], 0]  # variant 003: no joker in the initial meld
     # The opening minimum needs every joker placement (a joker's worth depends on where it lies).
-    solved = _solve_plan([0] * 53, rack, rules, objective, max(rules.opening_minimum, 1), None, need_move=True)
+    solved = solve_plan([0] * 53, rack, rules, objective, max(rules.opening_minimum, 1), None, need_move=True)
     if solved is None:
         return None
     meld, _score = solved
@@ -270,7 +270,7 @@ def _opening(
     placed = sorted(t for s in meld for t in s)
     return Move(
         count=len(placed),
-        points=sum(_set_value(s) for s in meld),
+        points=sum(set_value(s) for s in meld),
         placed=tuple(placed),
         sets=tuple(tuple(s) for s in old + meld),
         steps=steps,
@@ -287,12 +287,12 @@ def arrange(tiles: Sequence[Tile] | str, rules: RuleSet = RuleSet.classic()) -> 
     """Can these tiles, all of them, be laid as valid sets (RULES.md section 2)? One such
     arrangement, or None. Jokers must be used too. Raises :class:`SolverError` for more copies
     of a tile or more jokers than ``rules`` has."""
-    items = parse_tiles(tiles) if isinstance(tiles, str) else [_coerce_tile(t) for t in tiles]
-    counts = _counts(_indices(items))
-    _check_counts(counts, rules)
+    items = parse_tiles(tiles) if isinstance(tiles, str) else [coerce_tile(t) for t in tiles]
+    counts = tile_counts(tile_indices(items))
+    check_counts(counts, rules)
     if not items:
         return []
-    solved = _solve_plan(counts, [0] * 53, rules, "tiles", None, None, need_move=False)
+    solved = solve_plan(counts, [0] * 53, rules, "tiles", None, None, need_move=False)
     if solved is None:
         return None
     return solved[0]

@@ -7,26 +7,26 @@ from collections.abc import Iterable
 from typing import Any
 
 from referee.solver.options import (
-    _CELLS_LOCK,
-    _CELLS_MAX,
-    _IDLE_NEED,
-    _IDLE_STEP,
-    _NEED_CELLS,
-    _NEED_INF,
-    _NEED_STEPS,
-    _NEG,
-    _RELAXED,
-    _SHARED_MAX,
-    _group_caps,
-    _group_deficits,
-    _need_steps,
-    _relaxed_steps,
+    CELLS_LOCK,
+    CELLS_MAX,
+    IDLE_NEED,
+    IDLE_STEP,
+    NEED_CELLS,
+    NEED_INF,
+    NEED_STEPS,
+    NEG,
+    RELAXED,
+    SHARED_MAX,
+    group_caps,
+    group_deficits,
+    need_steps,
+    relaxed_steps,
 )
-from referee.solver.state import _CB, _CLOSED
+from referee.solver.state import CB, CLOSED
 
 
-class _Bounds:
-    """Bounds of :class:`~referee.solver.programme._Programme` (its state is set up there)."""
+class Bounds:
+    """Bounds of :class:`~referee.solver.programme.Programme` (its state is set up there)."""
 
     def bounds(self) -> list[list[dict[int, int]]]:
         """Joker-free positions: ``hb[c][n][sid]``, the most rack tiles of colour c at numbers
@@ -40,9 +40,9 @@ class _Bounds:
         if self._hb is not None:
             return self._hb
         t, r = self.t, self.r
-        caps = [_group_caps(t[0][n] + r[0][n], t[1][n] + r[1][n], t[2][n] + r[2][n], t[3][n] + r[3][n]) for n in range(15)]
+        caps = [group_caps(t[0][n] + r[0][n], t[1][n] + r[1][n], t[2][n] + r[2][n], t[3][n] + r[3][n]) for n in range(15)]
         hb: list[list[dict[int, int]]] = []
-        shared = _RELAXED
+        shared = RELAXED
         for c in range(4):
             tc, rc = t[c], r[c]
             steps: list[Any] = [None]
@@ -50,14 +50,14 @@ class _Bounds:
             for n in range(1, 14):
                 if tc[n] or rc[n]:
                     gc = caps[n][c]
-                    base = ((tc[n] << 3 | rc[n]) << 3 | gc) << _CB
+                    base = ((tc[n] << 3 | rc[n]) << 3 | gc) << CB
                     row = []
                     nxt = set()
                     for sid in reach:
                         st = shared.get(base | sid)
                         if st is None:
-                            st = _relaxed_steps(sid, tc[n], rc[n], gc)
-                            if len(shared) < _SHARED_MAX:
+                            st = relaxed_steps(sid, tc[n], rc[n], gc)
+                            if len(shared) < SHARED_MAX:
                                 shared[base | sid] = st
                         row.append((sid, st))
                         for x in st:
@@ -65,15 +65,15 @@ class _Bounds:
                     reach = nxt
                 else:
                     # No tile: runs of 3 or more end, shorter ones die.
-                    row = [(sid, _IDLE_STEP if _CLOSED[sid] else ()) for sid in reach]
+                    row = [(sid, IDLE_STEP if CLOSED[sid] else ()) for sid in reach]
                     reach = (0,) if any(st for _sid, st in row) else ()
                 steps.append(row)
-            val = {sid: 0 if _CLOSED[sid] else _NEG for sid in reach}
+            val = {sid: 0 if CLOSED[sid] else NEG for sid in reach}
             vals: list[dict[int, int]] = [val]
             for n in range(13, 0, -1):
                 cur = {}
                 for sid, st in steps[n]:
-                    best = _NEG
+                    best = NEG
                     for nsid, placed in st:
                         v = placed + val[nsid]
                         if v > best:
@@ -98,13 +98,13 @@ class _Bounds:
         of min(a_d, y) joker places for y groups holding a tile of it. So any arrangement
         spends at least the sum over the colours of their needs, in halves, and at most two
         per joker: a plan is impossible where that sum is more than twice the jokers left.
-        Needs of more than twice the jokers there are read as no way on (``_NEED_INF``): no
+        Needs of more than twice the jokers there are read as no way on (``NEED_INF``): no
         plan could meet them either way."""
         if self._need is not None:
             return self._need
         t, r = self.t, self.r
         jt = self.jtot
-        inf = _NEED_INF
+        inf = NEED_INF
         # Each colour's ways as bits: bit k * width + h of a state's number is set when the
         # colour can go on from it leaving out at most k rack tiles with at most h halves
         # (h <= cap; a way ending past cap only marks that nothing within it exists). A way
@@ -121,7 +121,7 @@ class _Bounds:
         lowest = [inf] + [(x & -x).bit_length() - 1 for x in range(1, row_bits + 1)]
         shifts = [k * width for k in range(most + 1)]
         read: dict[int, list[int]] = {}
-        defs = [_group_deficits(t[0][n] + r[0][n], t[1][n] + r[1][n], t[2][n] + r[2][n], t[3][n] + r[3][n]) for n in range(15)]
+        defs = [group_deficits(t[0][n] + r[0][n], t[1][n] + r[1][n], t[2][n] + r[2][n], t[3][n] + r[3][n]) for n in range(15)]
         jmax, mode, jstart = self.jmax, self.mode, self.jstart
         need: list[list[dict[int, list[int]]]] = []
         for c in range(4):
@@ -135,21 +135,21 @@ class _Bounds:
                 nxt: dict[int, int] = {}
                 idle = not (tc[n] or rc[n] or js)
                 args = (tc[n], rc[n], jt, js, jmax, mode, defs[n][c])
-                cid = _NEED_CELLS.get(args, -1)
-                if cid < 0 and len(_NEED_CELLS) < _CELLS_MAX:
-                    with _CELLS_LOCK:
-                        cid = _NEED_CELLS.setdefault(args, len(_NEED_CELLS))
+                cid = NEED_CELLS.get(args, -1)
+                if cid < 0 and len(NEED_CELLS) < CELLS_MAX:
+                    with CELLS_LOCK:
+                        cid = NEED_CELLS.setdefault(args, len(NEED_CELLS))
                 row = []
                 for sid, spent in reach.items():
                     if idle and not sid:
-                        st = _IDLE_NEED  # (a cell with no tile still lets open runs go on with jokers)
+                        st = IDLE_NEED  # (a cell with no tile still lets open runs go on with jokers)
                     else:
-                        key = (cid << _CB) | sid
-                        st = _NEED_STEPS.get(key) if cid >= 0 else None
+                        key = (cid << CB) | sid
+                        st = NEED_STEPS.get(key) if cid >= 0 else None
                         if st is None:
-                            st = _need_steps(sid, tc[n], rc[n], jt, js, jmax, mode, defs[n][c])
-                            if cid >= 0 and len(_NEED_STEPS) < _SHARED_MAX:
-                                _NEED_STEPS[key] = st
+                            st = need_steps(sid, tc[n], rc[n], jt, js, jmax, mode, defs[n][c])
+                            if cid >= 0 and len(NEED_STEPS) < SHARED_MAX:
+                                NEED_STEPS[key] = st
                     row.append((sid, st))
                     for nsid, cost, _shift in st:
                         cost += spent
@@ -157,7 +157,7 @@ class _Bounds:
                             nxt[nsid] = cost
                 reach = nxt
                 steps.append(row)
-            val = {sid: full if _CLOSED[sid] else 0 for sid in reach}
+            val = {sid: full if CLOSED[sid] else 0 for sid in reach}
             masks: list[dict[int, int]] = [val]
             for n in range(13, 0, -1):
                 cur = {}
@@ -188,7 +188,7 @@ class _Bounds:
         # number for the colours after this one and from after it for those before, with
         # where their states lie in the key.
         self._need_others = [
-            [[(d, need[d][n if d < c else n - 1], _CB * d) for d in range(4) if d != c] for c in range(4)] if n else []
+            [[(d, need[d][n if d < c else n - 1], CB * d) for d in range(4) if d != c] for c in range(4)] if n else []
             for n in range(14)
         ]
         return need

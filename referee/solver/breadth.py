@@ -6,24 +6,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.solver.options import _NEG, _group_jokers, _up_states
+from referee.solver.options import NEG, group_joker_counts, up_states
 from referee.solver.state import (
-    _CB,
-    _CM,
-    _GROW,
-    _IDLE,
-    _IDS,
-    _JS_SHIFT,
-    _KEEP_MASK,
-    _LEAN_JG,
-    _MAXG_SHIFT,
-    _PEND_SHIFT,
-    _P_SHIFT,
-    _S_SHIFT,
-    _VJS_CLEAR,
-    _V_SHIFT,
-    _OutOfBudget,
-    _Plan,
+    CB,
+    CM,
+    GROW,
+    IDLE,
+    IDS,
+    JS_SHIFT,
+    KEEP_MASK,
+    LEAN_JG,
+    MAXG_SHIFT,
+    PEND_SHIFT,
+    P_SHIFT,
+    S_SHIFT,
+    VJS_CLEAR,
+    V_SHIFT,
+    OutOfBudget,
+    Plan,
 )
 
 
@@ -38,9 +38,9 @@ def _drop_dominated(layer: dict[int, int], sh: int) -> None:
     run of 3 or more can simply end, so a state whose runs there are at least as long, with at
     least the score, does at least as well."""
     dead = []
-    clear = ~(_CM << sh)
+    clear = ~(CM << sh)
     for key, sc in layer.items():
-        ups = _up_states((key >> sh) & _CM)
+        ups = up_states((key >> sh) & CM)
         if ups:
             base = key & clear
             for up in ups:
@@ -55,11 +55,11 @@ def _drop_more_jokers(layer: dict[int, int], jt: int, jr: int) -> None:
     """Lean points: drop states beaten by one with no more table and rack jokers placed and at
     least the score, unplaced rack jokers counted at 13 (their most, as spares)."""
     jw = jr + 1
-    unit = 1 << _JS_SHIFT
-    spare = 13 << _P_SHIFT
+    unit = 1 << JS_SHIFT
+    spare = 13 << P_SHIFT
     dead = []
     for key, sc in layer.items():
-        js = (key >> _JS_SHIFT) & 255
+        js = (key >> JS_SHIFT) & 255
         if not js:
             continue
         tj, rj = divmod(js, jw)
@@ -75,14 +75,14 @@ def _drop_more_jokers(layer: dict[int, int], jt: int, jr: int) -> None:
         del layer[key]
 
 
-class _BreadthFirst:
-    """The breadth-first programme of :class:`~referee.solver.programme._Programme` (its state is set up there)."""
+class BreadthFirst:
+    """The breadth-first programme of :class:`~referee.solver.programme.Programme` (its state is set up there)."""
 
-    def solve(self, target: int, joker_cap: int | None = None, budget: int | None = None, use_h: bool = False) -> _Plan | None:
+    def solve(self, target: int, joker_cap: int | None = None, budget: int | None = None, use_h: bool = False) -> Plan | None:
         """Best plan whose primary objective reaches ``target`` (None if there is none).
 
         ``joker_cap`` (lean mode only): at most this many jokers placed by the programme itself
-        (the rest are spare and laid afterwards). ``budget``: raise :class:`_OutOfBudget` once
+        (the rest are spare and laid afterwards). ``budget``: raise :class:`OutOfBudget` once
         this many states have been expanded. ``use_h`` (lean tiles, no jokers): prune with the
         relaxed bound of :meth:`bounds` rather than "every remaining rack tile"."""
         lean = self.lean
@@ -90,7 +90,7 @@ class _BreadthFirst:
         # Lean tiles: every joker is placed as if from the table (no score): the rack jokers all
         # end on the table (spare ones laid afterwards) and count as a constant. Lean points:
         # rack jokers a set needs score what they stand for; spare ones are counted as 13, the
-        # most they can be worth, so the result is an upper bound (see _solve_points).
+        # most they can be worth, so the result is an upper bound (see passes.solve_points).
         lean_tiles = lean and not pts
         jt, jr = (self.jtot, 0) if lean_tiles else (self.jt, self.jr)
         if lean:
@@ -114,25 +114,25 @@ class _BreadthFirst:
                 if budget is not None:
                     expanded += len(cur)
                     if expanded > budget:
-                        raise _OutOfBudget
-                sh = _CB * c
-                if self.idle[c][n] and not any((key >> sh) & _CM for key in cur):
+                        raise OutOfBudget
+                sh = CB * c
+                if self.idle[c][n] and not any((key >> sh) & CM for key in cur):
                     # No tile of this colour and number, no run of it open: nothing changes.
                     backs.append(None)  # type: ignore[arg-type]
                     continue
                 nxt: dict[int, int] = {}
                 back: dict[int, tuple[int, Any]] = {}
-                clear = ~(_CM << sh) & _KEEP_MASK
+                clear = ~(CM << sh) & KEEP_MASK
                 cell = self._cell_options(c, n, simple)
                 if simple:
                     # No jokers, no opening value: the hot loop of most positions.
                     for key, sc in cur.items():
-                        sid = (key >> sh) & _CM
+                        sid = (key >> sh) & CM
                         opts = cell.get(sid)
                         if opts is None:
                             opts = cell[sid] = [(o[0] << sh, o[1], o[3], o[5]) for o in self._options(c, n, sid, 0)]
                         basek = key & clear
-                        row = _GROW[key >> _MAXG_SHIFT]
+                        row = GROW[key >> MAXG_SHIFT]
                         for dk, g, dsc, detail in opts:
                             nk = basek | dk | row[g]
                             ns = sc + dsc
@@ -142,24 +142,24 @@ class _BreadthFirst:
                     backs.append(back)
                     cur = nxt
                     continue
-                keep = ~(_CM << sh) & ((1 << _MAXG_SHIFT) - 1)  # keeps the jokers-in-runs count
+                keep = ~(CM << sh) & ((1 << MAXG_SHIFT) - 1)  # keeps the jokers-in-runs count
                 for key, sc in cur.items():
-                    sid = (key >> sh) & _CM
-                    jrem = jrem_of[(key >> _JS_SHIFT) & 255] - ((key >> _PEND_SHIFT) & 15)
+                    sid = (key >> sh) & CM
+                    jrem = jrem_of[(key >> JS_SHIFT) & 255] - ((key >> PEND_SHIFT) & 15)
                     ck = sid << 4 | jrem
                     opts = cell.get(ck)
                     if opts is None:
                         opts = cell[ck] = [
-                            (o[0] << sh | o[2] << _PEND_SHIFT, o[1], o[3], o[4], o[5]) for o in self._options(c, n, sid, jrem)
+                            (o[0] << sh | o[2] << PEND_SHIFT, o[1], o[3], o[4], o[5]) for o in self._options(c, n, sid, jrem)
                         ]
                     basek = key & keep
-                    row = _GROW[key >> _MAXG_SHIFT]
+                    row = GROW[key >> MAXG_SHIFT]
                     if minimum:
-                        v0 = (key >> _V_SHIFT) & 4095
-                        basek &= ~(4095 << _V_SHIFT)
+                        v0 = (key >> V_SHIFT) & 4095
+                        basek &= ~(4095 << V_SHIFT)
                         for dk, g, dsc, dval, detail in opts:
                             v = v0 + dval
-                            nk = (basek + dk) | row[g] | ((v if v < minimum else minimum) << _V_SHIFT)
+                            nk = (basek + dk) | row[g] | ((v if v < minimum else minimum) << V_SHIFT)
                             ns = sc + dsc
                             if ns > nxt.get(nk, -1):
                                 nxt[nk] = ns
@@ -182,29 +182,29 @@ class _BreadthFirst:
                 cap = jrem_of[0]
                 need = target - rest
                 for key, sc in cur.items():
-                    if (sc >> _P_SHIFT) < need:
+                    if (sc >> P_SHIFT) < need:
                         continue
-                    jg = _LEAN_JG[key >> _MAXG_SHIFT]
-                    used = ((key >> _JS_SHIFT) & 255) + ((key >> _PEND_SHIFT) & 15) + jg
+                    jg = LEAN_JG[key >> MAXG_SHIFT]
+                    used = ((key >> JS_SHIFT) & 255) + ((key >> PEND_SHIFT) & 15) + jg
                     if used > cap:
                         continue
-                    nk = (key & _VJS_CLEAR) | (used << _JS_SHIFT)
+                    nk = (key & VJS_CLEAR) | (used << JS_SHIFT)
                     if hb is not None:
-                        if (sc >> _P_SHIFT) + hb0[n].get(nk & _CM, _NEG) + hb1[n].get((nk >> 10) & _CM, _NEG) + hb2[n].get((nk >> 20) & _CM, _NEG) + hb3[n].get((nk >> 30) & _CM, _NEG) < target:
+                        if (sc >> P_SHIFT) + hb0[n].get(nk & CM, NEG) + hb1[n].get((nk >> 10) & CM, NEG) + hb2[n].get((nk >> 20) & CM, NEG) + hb3[n].get((nk >> 30) & CM, NEG) < target:
                             continue
                     if sc > nxt.get(nk, -1):
                         nxt[nk] = sc
                         back[nk] = (key, (jg, 0))
                 if len(nxt) > _DOMINANCE_MIN:  # worth it only on big layers
                     for c in range(4):
-                        _drop_dominated(nxt, _CB * c)
+                        _drop_dominated(nxt, CB * c)
                 if jt:
                     # A state with fewer jokers placed and at least the score is at least as
                     # good (unplaced jokers are spare, laid afterwards): drop the other.
-                    unit = 1 << _JS_SHIFT
-                    for key in [k for k in nxt if (k >> _JS_SHIFT) & 255]:
+                    unit = 1 << JS_SHIFT
+                    for key in [k for k in nxt if (k >> JS_SHIFT) & 255]:
                         sc = nxt[key]
-                        for d in range(1, ((key >> _JS_SHIFT) & 255) + 1):
+                        for d in range(1, ((key >> JS_SHIFT) & 255) + 1):
                             if nxt.get(key - d * unit, -1) >= sc:
                                 del nxt[key]
                                 break
@@ -214,15 +214,15 @@ class _BreadthFirst:
                     return None
                 continue
             for key, sc in cur.items():
-                pend = (key >> _PEND_SHIFT) & 15
-                maxg = (key >> _MAXG_SHIFT) & 15
-                tot = key >> _S_SHIFT
-                js = (key >> _JS_SHIFT) & 255
+                pend = (key >> PEND_SHIFT) & 15
+                maxg = (key >> MAXG_SHIFT) & 15
+                tot = key >> S_SHIFT
+                js = (key >> JS_SHIFT) & 255
                 tj, rj = divmod(js, jw)
                 jrem = jrem_of[js] - pend
-                base = key & _VJS_CLEAR
-                v0 = (key >> _V_SHIFT) & 4095
-                for jg in _group_jokers(maxg, tot, 8, lean):
+                base = key & VJS_CLEAR
+                v0 = (key >> V_SHIFT) & 4095
+                for jg in group_joker_counts(maxg, tot, 8, lean):
                     if jg > jrem:
                         break
                     k = pend + jg
@@ -233,18 +233,18 @@ class _BreadthFirst:
                     for x in range(lo, hi + 1):
                         ntj, nrj = tj + k - x, rj + x
                         if pts:
-                            add = ((x * n) << _P_SHIFT) + x
+                            add = ((x * n) << P_SHIFT) + x
                         else:
-                            add = (x << _P_SHIFT) + x * n
+                            add = (x << P_SHIFT) + x * n
                         ns = sc + add
-                        if (ns >> _P_SHIFT) + rest + (jr - nrj) * junit < target:
+                        if (ns >> P_SHIFT) + rest + (jr - nrj) * junit < target:
                             continue
-                        nk = base | ((ntj * jw + nrj) << _JS_SHIFT)
+                        nk = base | ((ntj * jw + nrj) << JS_SHIFT)
                         if minimum:
                             v = v0 + jg * n
-                            nk |= (v if v < minimum else minimum) << _V_SHIFT
+                            nk |= (v if v < minimum else minimum) << V_SHIFT
                         else:
-                            nk |= v0 << _V_SHIFT
+                            nk |= v0 << V_SHIFT
                         if ns > nxt.get(nk, -1):
                             nxt[nk] = ns
                             back[nk] = (key, (jg, x))
@@ -254,7 +254,7 @@ class _BreadthFirst:
                 _drop_more_jokers(nxt, jt, jr)
             if len(nxt) > _DOMINANCE_MIN:
                 for c in range(4):
-                    _drop_dominated(nxt, _CB * c)
+                    _drop_dominated(nxt, CB * c)
             backs.append(back)
             cur = nxt
             if not cur:
@@ -263,20 +263,20 @@ class _BreadthFirst:
         # opening minimum reached.
         best_key, best = -1, -1
         for key, sc in cur.items():
-            if not lean and ((key >> _JS_SHIFT) & 255) // jw != jt:
+            if not lean and ((key >> JS_SHIFT) & 255) // jw != jt:
                 continue
             if lean and pts:
-                sc += ((jr - ((key >> _JS_SHIFT) & 255) % jw) * 13) << _P_SHIFT  # spare rack jokers
-            if minimum and ((key >> _V_SHIFT) & 4095) < minimum:
+                sc += ((jr - ((key >> JS_SHIFT) & 255) % jw) * 13) << P_SHIFT  # spare rack jokers
+            if minimum and ((key >> V_SHIFT) & 4095) < minimum:
                 continue
-            if any(code != 3 and code != 5 for c in range(4) for code in _IDS.states[(key >> (_CB * c)) & _CM]):
+            if any(code != 3 and code != 5 for c in range(4) for code in IDS.states[(key >> (CB * c)) & CM]):
                 continue
             if sc > best:
                 best_key, best = key, sc
-        if best_key < 0 or (best >> _P_SHIFT) < target:
+        if best_key < 0 or (best >> P_SHIFT) < target:
             return None
         if lean:
-            best += (self.lean_bonus << _P_SHIFT)
+            best += (self.lean_bonus << P_SHIFT)
         details: list[list[tuple[Any, ...]]] = [[() for _c in range(4)] for _n in range(13)]
         group_jokers = [0] * 13
         rack_jokers = [0] * 13
@@ -288,9 +288,9 @@ class _BreadthFirst:
             i -= 1
             for c in range(3, -1, -1):
                 if backs[i] is None:
-                    details[n - 1][c] = _IDLE
+                    details[n - 1][c] = IDLE
                 else:
                     key, detail = backs[i][key]
                     details[n - 1][c] = detail
                 i -= 1
-        return _Plan(best, details, group_jokers, rack_jokers)
+        return Plan(best, details, group_jokers, rack_jokers)

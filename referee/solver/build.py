@@ -10,14 +10,14 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from referee.assignment import best_assignment
-from referee.solver.inputs import _COLOUR_ID, _TILE, _indices, _tally
-from referee.solver.state import _Plan
-from referee.solver.steps import _match
-from referee.solver.values import _run_bounds
+from referee.solver.inputs import COLOUR_ID, TILE, tile_indices, tile_tally
+from referee.solver.state import Plan
+from referee.solver.steps import match_sets
+from referee.solver.values import run_bounds
 from referee.tiles import JOKER, Tile
 
 if TYPE_CHECKING:  # (annotations only: importing it here would be circular)
-    from referee.solver.programme import _Programme
+    from referee.solver.programme import Programme
 
 
 @lru_cache(maxsize=1 << 12)
@@ -53,7 +53,7 @@ class _Run:
 _Layout = tuple[dict[int, list[tuple[int, int, int]]], dict[int, list[tuple[int, frozenset[int], int]]]]
 
 
-def _old_layout(old_idx: list[list[int]] | None) -> _Layout:
+def old_layout(old_idx: list[list[int]] | None) -> _Layout:
     """Old runs by colour: (index, lo, hi); old groups by number: (index, colours, jokers)."""
     runs: dict[int, list[tuple[int, int, int]]] = {}
     groups: dict[int, list[tuple[int, frozenset[int], int]]] = {}
@@ -69,7 +69,7 @@ def _old_layout(old_idx: list[list[int]] | None) -> _Layout:
     return runs, groups
 
 
-def _build_sets(prog: _Programme, plan: _Plan, old_sets: list[list[Tile]] | None) -> list[list[Tile]]:
+def build_sets(prog: Programme, plan: Plan, old_sets: list[list[Tile]] | None) -> list[list[Tile]]:
     """Turn the plan's per-number choices back into sets (runs low to high, groups)."""
     old_runs, old_groups = prog.layout
     open_runs: list[list[_Run]] = [[] for _ in range(4)]
@@ -107,7 +107,7 @@ def _build_sets(prog: _Programme, plan: _Plan, old_sets: list[list[Tile]] | None
                     for r in by[5][:z5]:  # tails take one more joker
                         r.tiles.append(JOKER)
                         nxt.append(r)
-                tile = _TILE[c][n]
+                tile = TILE[c][n]
                 for i, r in enumerate(by[1] + by[2] if by[1] else by[2]):
                     r.tiles.append(JOKER if i < x12 else tile)
                     r.code += 1
@@ -155,7 +155,7 @@ def _build_sets(prog: _Programme, plan: _Plan, old_sets: list[list[Tile]] | None
                               key=lambda i: next(lo for j, lo, _hi in spans if j == i) != n)
                 for _k in range(s):
                     label = free.pop(0) if free else -1
-                    nxt.append(_Run(c, [_TILE[c][n]], 1, label))
+                    nxt.append(_Run(c, [TILE[c][n]], 1, label))
             for _k in range(sj):
                 nxt.append(_Run(c, [JOKER], -1))
             open_runs[c] = nxt
@@ -183,11 +183,11 @@ def _split_at_old_starts(sets: list[list[Tile]], old_runs: dict[int, list[tuple[
     for k, tiles in enumerate(sets):
         if len(tiles) < 6:
             continue
-        bounds = _run_bounds(tiles)
+        bounds = run_bounds(tiles)
         numbered = [t for t in tiles if t.colour is not None]
         if bounds is None or len({t.number for t in numbered}) != len(numbered):
             continue
-        c = _COLOUR_ID[id(numbered[0].colour)]
+        c = COLOUR_ID[id(numbered[0].colour)]
         lo = bounds[0]
         cuts = sorted({start - lo for _i, start, _hi in old_runs.get(c, ()) if 3 <= start - lo <= len(tiles) - 3})
         if not cuts:
@@ -238,7 +238,7 @@ def _run_colour(tiles: Sequence[Tile]) -> int:
     numbered = [t for t in tiles if t.colour is not None]
     if len(numbered) < 2 or numbered[0].colour is not numbered[1].colour or numbered[0].number == numbered[1].number:
         return -1
-    return _COLOUR_ID[id(numbered[0].colour)]
+    return COLOUR_ID[id(numbered[0].colour)]
 
 
 def _kept_in_runs(runs: list[list[int]], spans: Sequence[tuple[int, int, int]]) -> int:
@@ -269,7 +269,7 @@ def _groups_at(n: int, pool: list[int], jokers: int, old: list[tuple[int, frozen
     i = 0
     for c in range(4):
         for _k in range(pool[c]):
-            sets[i % count].append(_TILE[c][n])
+            sets[i % count].append(TILE[c][n])
             i += 1
     _fill_jokers(sets, jokers)
     return sets
@@ -300,7 +300,7 @@ def _groups_like_old(n: int, pool: list[int], jokers: int, old: list[tuple[int, 
             left[c] -= 1
     if len(sets) != count:
         return None
-    row = [_TILE[0][n], _TILE[1][n], _TILE[2][n], _TILE[3][n]]
+    row = [TILE[0][n], TILE[1][n], TILE[2][n], TILE[3][n]]
     tiles = [[row[c] for c in sorted(s)] for s in sets]
     if not _fill_jokers(tiles, jokers):
         return None
@@ -327,7 +327,7 @@ def _spare_slot(s: list[Tile]) -> tuple[int, bool] | None:
     numbers = {t.number for t in numbered}
     if len(numbers) == 1 and len(numbered) >= 2:
         return (numbered[0].number, False) if len(s) == 3 else None  # type: ignore[return-value]
-    bounds = _run_bounds(s)
+    bounds = run_bounds(s)
     if bounds is not None and bounds[1] <= 13 and bounds[1] - bounds[0] + 1 < 13:
         return (bounds[1] + 1, False) if bounds[1] < 13 else (bounds[0] - 1, True)
     if len(numbered) == 1 and len(s) == 3:  # X J J read as a group: a fourth
@@ -335,7 +335,7 @@ def _spare_slot(s: list[Tile]) -> tuple[int, bool] | None:
     return None
 
 
-def _lay_spare_jokers(sets: list[list[Tile]], spare: int, old_sets: list[list[Tile]] | None = None) -> bool:
+def lay_spare_jokers(sets: list[list[Tile]], spare: int, old_sets: list[list[Tile]] | None = None) -> bool:
     """Lay jokers the programme left over where they are worth most: the top of a run (its
     bottom if it ends at 13), or a group of 3. With ``old_sets`` (tiles objective, where the
     table as it lies counts before points), first back in a set whose old set held more jokers
@@ -344,10 +344,10 @@ def _lay_spare_jokers(sets: list[list[Tile]], spare: int, old_sets: list[list[Ti
     room (then the full programme runs)."""
     owed: dict[int, int] = {}  # new set -> jokers its old set held beyond its own
     if spare and old_sets:
-        old_tallies = [_tally(_indices(s)) for s in old_sets]
+        old_tallies = [tile_tally(tile_indices(s)) for s in old_sets]
         if any(52 in t for t in old_tallies):
-            new_tallies = [_tally(_indices(s)) for s in sets]
-            for j, i in _match(old_tallies, new_tallies).items():
+            new_tallies = [tile_tally(tile_indices(s)) for s in sets]
+            for j, i in match_sets(old_tallies, new_tallies).items():
                 extra = old_tallies[i].get(52, 0) - new_tallies[j].get(52, 0)
                 if extra > 0:
                     owed[j] = extra

@@ -5,34 +5,34 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.solver.options import _DFS_ORDER, _DFS_SORTED, _NEG, _NO_CELLS, _SCORED, _SHARED_MAX, _group_floor
+from referee.solver.options import DFS_ORDER, DFS_SORTED, NEG, NO_CELLS, SCORED, SHARED_MAX, group_joker_floor
 from referee.solver.state import (
-    _CB,
-    _CLOSED,
-    _CM,
-    _GROW,
-    _IDLE,
-    _IDS,
-    _JS_SHIFT,
-    _KEEP_MASK,
-    _LEAN_JG,
-    _MAXG_SHIFT,
-    _NP_MASK,
-    _PEND_SHIFT,
-    _P_SHIFT,
-    _S_SHIFT,
-    _VJS_CLEAR,
-    _X_SHIFT,
-    _Found,
-    _OutOfBudget,
-    _Plan,
+    CB,
+    CLOSED,
+    CM,
+    GROW,
+    IDLE,
+    IDS,
+    JS_SHIFT,
+    KEEP_MASK,
+    LEAN_JG,
+    MAXG_SHIFT,
+    NP_MASK,
+    PEND_SHIFT,
+    P_SHIFT,
+    S_SHIFT,
+    VJS_CLEAR,
+    X_SHIFT,
+    Found,
+    OutOfBudget,
+    Plan,
 )
 
 
-class _DepthFirst:
-    """Depth-first searches of :class:`~referee.solver.programme._Programme` (its state is set up there)."""
+class DepthFirst:
+    """Depth-first searches of :class:`~referee.solver.programme.Programme` (its state is set up there)."""
 
-    def search(self, slack: int = 0, budget: int = 20000, relaxed: bool = False, stop: int | None = None) -> _Plan | None:
+    def search(self, slack: int = 0, budget: int = 20000, relaxed: bool = False, stop: int | None = None) -> Plan | None:
         """Lean mode: the plan leaving out fewest usable rack tiles, at most ``slack``, found
         depth first, the options that leave out fewest and keep the table as it lies tried
         first; the search ends early at a plan leaving out ``stop`` or fewer (by default
@@ -70,18 +70,18 @@ class _DepthFirst:
         options = self._hdfs_options if relaxed else self._dfs_options
         # Options in the search order: shared between solves (found by the cell id) unless
         # measured against this table's relaxed bound.
-        shared, cids = (_DFS_SORTED, self._cell_ids) if not relaxed else (cache, _NO_CELLS)
+        shared, cids = (DFS_SORTED, self._cell_ids) if not relaxed else (cache, NO_CELLS)
         # The joker needs hold for searches leaving out no more than the table was made for.
         need = self._need if self._need is not None and slack <= self._need_most else None
 
         # Node keys: the programme key with the cell (n, c) in the bits above it.
-        cell_shift = _S_SHIFT + 8
+        cell_shift = S_SHIFT + 8
         idle = self.idle
         # (Module constants bound here: the hot loop reads them as closure cells.)
-        cb, cm, pend_shift, js_shift, maxg_shift = _CB, _CM, _PEND_SHIFT, _JS_SHIFT, _MAXG_SHIFT
-        keep_mask, vjs_clear, lean_jg, grow, closed = _KEEP_MASK, _VJS_CLEAR, _LEAN_JG, _GROW, _CLOSED
+        cb, cm, pend_shift, js_shift, maxg_shift = CB, CM, PEND_SHIFT, JS_SHIFT, MAXG_SHIFT
+        keep_mask, vjs_clear, lean_jg, grow, closed = KEEP_MASK, VJS_CLEAR, LEAN_JG, GROW, CLOSED
         left_steps = budget
-        group_floor, rest_avail = _group_floor, self.rest_avail
+        group_floor, rest_avail = group_joker_floor, self.rest_avail
         # limit: the most tiles a plan may still leave out (one less than the best plan found).
         limit = slack
         found: list[Any] = []
@@ -97,7 +97,7 @@ class _DepthFirst:
             # ``sc`` is the score so far. A dead end is remembered with the slack it had.
             nonlocal left_steps, limit
             while c < 4 and idle[c][n] and not (key >> (cb * c)) & cm:
-                details[n - 1][c] = _IDLE
+                details[n - 1][c] = IDLE
                 c += 1
             if c == 4:
                 # Close the number: its groups' jokers, then on to the next.
@@ -113,7 +113,7 @@ class _DepthFirst:
                     found[:] = [sc, [list(row) for row in details], list(group_jokers)]
                     limit = spent - 1
                     if spent <= stop:
-                        raise _Found
+                        raise Found
                     return
                 node = nk | ((n + 1) << 3) << cell_shift
                 slack = limit - spent
@@ -175,7 +175,7 @@ class _DepthFirst:
                         continue  # this number's groups would need more jokers than are left
                     left_steps -= 1
                     if left_steps < 0:
-                        raise _OutOfBudget
+                        raise OutOfBudget
                     nk = basek | (nsid << sh) | ((pend + jrun) << pend_shift) | row[g]
                     node = nk | cell
                     if dead.get(node, -1) >= room - miss:
@@ -204,7 +204,7 @@ class _DepthFirst:
                     continue  # this colour alone would need more jokers than are left
                 left_steps -= 1
                 if left_steps < 0:
-                    raise _OutOfBudget
+                    raise OutOfBudget
                 nk = basek | (nsid << sh) | ((pend + jrun) << pend_shift) | row[g]
                 node = nk | cell
                 if dead.get(node, -1) >= room - miss:
@@ -226,7 +226,7 @@ class _DepthFirst:
             # specialised copy stays. A change to one must be made to the other.
             nonlocal left_steps, limit
             while c < 4 and idle[c][n] and not (key >> (cb * c)) & cm:
-                details[n - 1][c] = _IDLE
+                details[n - 1][c] = IDLE
                 c += 1
             if c == 4:
                 if lean_jg[key >> maxg_shift]:
@@ -239,7 +239,7 @@ class _DepthFirst:
                     found[:] = [sc, [list(row) for row in details], list(group_jokers)]
                     limit = spent - 1
                     if spent <= stop:
-                        raise _Found
+                        raise Found
                     return
                 node = nk | ((n + 1) << 3) << cell_shift
                 if dead.get(node, -1) >= limit - spent:
@@ -271,7 +271,7 @@ class _DepthFirst:
                     continue  # this number's groups could not be completed
                 left_steps -= 1
                 if left_steps < 0:
-                    raise _OutOfBudget
+                    raise OutOfBudget
                 nk = basek | (nsid << sh) | row[g]
                 node = nk | cell
                 if dead.get(node, -1) >= room - miss:
@@ -285,15 +285,15 @@ class _DepthFirst:
         try:
             (rec if jcap else rec0)(1, 0, 0, 0, 0)
             self.search_complete = True
-        except _Found:
+        except Found:
             self.search_complete = True
-        except _OutOfBudget:
+        except OutOfBudget:
             left_steps = 0
         self.steps = budget - left_steps
         if not found:
             return None
         score, details, group_jokers = found
-        return _Plan(score + (self.lean_bonus << _P_SHIFT), details, group_jokers, [0] * 13)
+        return Plan(score + (self.lean_bonus << P_SHIFT), details, group_jokers, [0] * 13)
 
     def _dfs_options(self, c: int, n: int, sid: int, jrem: int) -> list[tuple[int, int, int, int, int, tuple[Any, ...]]]:
         """Options of a cell for the depth-first searches, as (miss, -score, new sid, g, jokers in
@@ -302,39 +302,39 @@ class _DepthFirst:
         cid = self._cell_ids[c][n]
         if cid < 0:
             cid = self._cell_id(c, n)
-        key = ((cid << _CB | sid) << 4) | jrem
-        got = _DFS_SORTED.get(key) if cid >= 0 else None
+        key = ((cid << CB | sid) << 4) | jrem
+        got = DFS_SORTED.get(key) if cid >= 0 else None
         if got is None:
             want = self.r[c][n] * (n if self.objective == "points" else 1)
-            got = [(want - (o[3] >> _P_SHIFT), -o[3], o[0], o[1], o[2], o[5]) for o in self._options(c, n, sid, jrem)]
-            got.sort(key=_DFS_ORDER)
-            if cid >= 0 and len(_DFS_SORTED) < _SHARED_MAX:
-                _DFS_SORTED[key] = got
-        self._dfs_cache[(((c << 4 | n) << _CB | sid) << 4) | jrem] = got
+            got = [(want - (o[3] >> P_SHIFT), -o[3], o[0], o[1], o[2], o[5]) for o in self._options(c, n, sid, jrem)]
+            got.sort(key=DFS_ORDER)
+            if cid >= 0 and len(DFS_SORTED) < SHARED_MAX:
+                DFS_SORTED[key] = got
+        self._dfs_cache[(((c << 4 | n) << CB | sid) << 4) | jrem] = got
         return got
 
     def _hdfs_options(self, c: int, n: int, sid: int, jrem: int) -> list[tuple[int, int, int, int, int, tuple[Any, ...]]]:
         """As :meth:`_dfs_options`, with the miss measured against the relaxed bound: how much the
         option lowers the most this colour could still lay (options that cannot finish dropped)."""
         hb = self._hb[c]  # type: ignore[index]
-        h0 = hb[n - 1].get(sid, _NEG)
+        h0 = hb[n - 1].get(sid, NEG)
         after = hb[n]
         got = []
         if h0 >= 0:
             cid = self._cell_ids[c][n]
-            opts = _SCORED.get(((cid << _CB | sid) << 4) | jrem) if cid >= 0 else None
+            opts = SCORED.get(((cid << CB | sid) << 4) | jrem) if cid >= 0 else None
             if opts is None:
                 opts = self._options(c, n, sid, jrem)
             for o in opts:
-                h1 = after.get(o[0], _NEG)
+                h1 = after.get(o[0], NEG)
                 if h1 >= 0:
-                    got.append((h0 - (o[3] >> _P_SHIFT) - h1, -o[3], o[0], o[1], o[2], o[5]))
+                    got.append((h0 - (o[3] >> P_SHIFT) - h1, -o[3], o[0], o[1], o[2], o[5]))
         if len(got) > 1:
-            got.sort(key=_DFS_ORDER)
-        self._hcache[(((c << 4 | n) << _CB | sid) << 4) | jrem] = got
+            got.sort(key=DFS_ORDER)
+        self._hcache[(((c << 4 | n) << CB | sid) << 4) | jrem] = got
         return got
 
-    def improve(self, plan: _Plan, budget: int = 3000, slack: int = 0, relaxed: bool = False) -> _Plan:
+    def improve(self, plan: Plan, budget: int = 3000, slack: int = 0, relaxed: bool = False) -> Plan:
         """Lean mode, after :meth:`search` found ``plan`` with ``slack`` (and ``relaxed``), the
         best there is: look, for at most ``budget`` more steps, for another plan as good that
         keeps more of the table as it lies (a better tie-break score). Branch and bound: a
@@ -353,31 +353,31 @@ class _DepthFirst:
         acc = 0
         for n in range(13, 0, -1):
             for c in range(3, -1, -1):
-                acc += ((self.adjw[c][n][-1] + self.startw[c][n][-1] + self.grpw[c][n]) << _X_SHIFT) + self.r[c][n] * (
+                acc += ((self.adjw[c][n][-1] + self.startw[c][n][-1] + self.grpw[c][n]) << X_SHIFT) + self.r[c][n] * (
                     1 if pts else n
                 )
                 rest[n][c] = acc
             rest[n][4] = rest[n + 1][0] if n < 13 else 0
-        primary = plan.score >> _P_SHIFT
-        best = [plan.score & _NP_MASK]
+        primary = plan.score >> P_SHIFT
+        best = [plan.score & NP_MASK]
         path: list[list[tuple[Any, ...]]] = [list(row) for row in plan.details]
         jokers = list(plan.group_jokers)
         found: list[Any] = [None]
         steps = [0]
-        cell_shift = _S_SHIFT + 8
+        cell_shift = S_SHIFT + 8
 
         def rec(n: int, c: int, key: int, sc: int, left: int) -> None:
             if sc + rest[n][c] <= best[0]:
                 return
             if c == 4:
-                jg = _LEAN_JG[key >> _MAXG_SHIFT]
-                used = ((key >> _JS_SHIFT) & 255) + ((key >> _PEND_SHIFT) & 15) + jg
+                jg = LEAN_JG[key >> MAXG_SHIFT]
+                used = ((key >> JS_SHIFT) & 255) + ((key >> PEND_SHIFT) & 15) + jg
                 if used > jcap:
                     return
-                nk = (key & _VJS_CLEAR) | (used << _JS_SHIFT)
+                nk = (key & VJS_CLEAR) | (used << JS_SHIFT)
                 jokers[n - 1] = jg
                 if n == 13:
-                    if all(code == 3 for cc in range(4) for code in _IDS.states[(nk >> (_CB * cc)) & _CM]):
+                    if all(code == 3 for cc in range(4) for code in IDS.states[(nk >> (CB * cc)) & CM]):
                         best[0] = sc
                         found[0] = ([list(row) for row in path], list(jokers))
                     return
@@ -385,22 +385,22 @@ class _DepthFirst:
                     return
                 rec(n + 1, 0, nk, sc, left)
                 return
-            while c < 4 and idle[c][n] and not (key >> (_CB * c)) & _CM:
-                path[n - 1][c] = _IDLE
+            while c < 4 and idle[c][n] and not (key >> (CB * c)) & CM:
+                path[n - 1][c] = IDLE
                 c += 1
             if c == 4:
                 rec(n, 4, key, sc, left)
                 return
-            sh = _CB * c
-            sid = (key >> sh) & _CM
-            pend = (key >> _PEND_SHIFT) & 15
-            jrem = jcap - ((key >> _JS_SHIFT) & 255) - pend
-            opts = cache.get((((c << 4 | n) << _CB | sid) << 4) | jrem)
+            sh = CB * c
+            sid = (key >> sh) & CM
+            pend = (key >> PEND_SHIFT) & 15
+            jrem = jcap - ((key >> JS_SHIFT) & 255) - pend
+            opts = cache.get((((c << 4 | n) << CB | sid) << 4) | jrem)
             if opts is None:
                 opts = options(c, n, sid, jrem)
-            basek = key & ~(_CM << sh) & _KEEP_MASK
-            row = _GROW[key >> _MAXG_SHIFT]
-            floor = _group_floor(key >> _MAXG_SHIFT, self.rest_avail[n][c])
+            basek = key & ~(CM << sh) & KEEP_MASK
+            row = GROW[key >> MAXG_SHIFT]
+            floor = group_joker_floor(key >> MAXG_SHIFT, self.rest_avail[n][c])
             cell = ((n << 3) | (c + 1)) << cell_shift
             for miss, neg, nsid, g, jrun, detail in opts:
                 if miss > left:
@@ -409,18 +409,18 @@ class _DepthFirst:
                     continue
                 steps[0] += 1
                 if steps[0] > budget:
-                    raise _OutOfBudget
-                nk = basek | (nsid << sh) | ((pend + jrun) << _PEND_SHIFT) | row[g]
+                    raise OutOfBudget
+                nk = basek | (nsid << sh) | ((pend + jrun) << PEND_SHIFT) | row[g]
                 if dead.get(nk | cell, -1) >= left - miss:
                     continue
                 path[n - 1][c] = detail
-                rec(n, c + 1, nk, sc + ((-neg) & _NP_MASK), left - miss)
+                rec(n, c + 1, nk, sc + ((-neg) & NP_MASK), left - miss)
 
         try:
             rec(1, 0, 0, 0, slack)
-        except _OutOfBudget:
+        except OutOfBudget:
             pass
         if found[0] is None:
             return plan
         details, group_jokers = found[0]
-        return _Plan((primary << _P_SHIFT) + best[0], details, group_jokers, [0] * 13)
+        return Plan((primary << P_SHIFT) + best[0], details, group_jokers, [0] * 13)

@@ -14,7 +14,7 @@ from referee.tiles import ALL_NUMBERED, JOKER, Colour, Tile, parse_table, parse_
 
 _COLOURS = (Colour.BLACK, Colour.BLUE, Colour.ORANGE, Colour.RED)
 
-_TILE = [[Tile(col, n) if n else JOKER for n in range(14)] for col in _COLOURS]  # _TILE[c][n]
+TILE = [[Tile(col, n) if n else JOKER for n in range(14)] for col in _COLOURS]  # TILE[c][n]
 
 
 class SolverError(ValueError):
@@ -25,7 +25,7 @@ class SolverError(ValueError):
 TableInput = Union[Sequence[Sequence[Tile]], Sequence[Tile], str]
 
 
-def _coerce_tile(item: Any) -> Tile:
+def coerce_tile(item: Any) -> Tile:
     if isinstance(item, Tile):
         return item
     if isinstance(item, str):
@@ -36,11 +36,11 @@ def _coerce_tile(item: Any) -> Tile:
 def _canonical(tiles: list[Tile]) -> list[Tile]:
     """The same tiles as the solver's own instances (equal values), so that the bookkeeping
     after the solve finds their indices by identity."""
-    by_index = _BY_INDEX
-    return [by_index[x] for x in _indices(tiles)]
+    by_index = BY_INDEX
+    return [by_index[x] for x in tile_indices(tiles)]
 
 
-def _read_table(table: TableInput) -> tuple[list[list[Tile]] | None, list[Tile]]:
+def read_table(table: TableInput) -> tuple[list[list[Tile]] | None, list[Tile]]:
     """(sets or None for a bare multiset, all table tiles)."""
     if isinstance(table, str):
         sets = [_canonical(s) for s in parse_table(table)]
@@ -49,25 +49,25 @@ def _read_table(table: TableInput) -> tuple[list[list[Tile]] | None, list[Tile]]
     if not items:
         return [], []
     if all(isinstance(x, (Tile, str)) and not (isinstance(x, str) and len(x.split()) > 1) for x in items):
-        tiles = _canonical([_coerce_tile(x) for x in items])
+        tiles = _canonical([coerce_tile(x) for x in items])
         return None, tiles
     sets: list[list[Tile]] = []
     for s in items:
         if isinstance(s, (Tile,)):
             raise SolverError(_("the table mixes sets and loose tiles: give a list of sets or a list of tiles"))
-        tiles = parse_tiles(s) if isinstance(s, str) else [x if type(x) is Tile else _coerce_tile(x) for x in s]
+        tiles = parse_tiles(s) if isinstance(s, str) else [x if type(x) is Tile else coerce_tile(x) for x in s]
         if tiles:
             sets.append(_canonical(tiles))
     return sets, [t for s in sets for t in s]
 
 
-def _read_rack(rack: Sequence[Tile] | str) -> list[Tile]:
+def read_rack(rack: Sequence[Tile] | str) -> list[Tile]:
     if isinstance(rack, str):
         return _canonical(parse_tiles(rack))
-    return _canonical([x if type(x) is Tile else _coerce_tile(x) for x in rack])
+    return _canonical([x if type(x) is Tile else coerce_tile(x) for x in rack])
 
 
-def _counts(indices: Iterable[int]) -> list[int]:
+def tile_counts(indices: Iterable[int]) -> list[int]:
     """Copies of each tile by index (0-51 numbered, 52 the joker)."""
     counts = [0] * 53
     for x in indices:
@@ -75,7 +75,7 @@ def _counts(indices: Iterable[int]) -> list[int]:
     return counts
 
 
-def _check_counts(counts: Sequence[int], rules: RuleSet) -> None:
+def check_counts(counts: Sequence[int], rules: RuleSet) -> None:
     """More copies of a tile, or more jokers, than the rule set has (RULES.md section 1)."""
     if counts[52] > rules.jokers:
         raise SolverError(
@@ -94,14 +94,14 @@ def _check_counts(counts: Sequence[int], rules: RuleSet) -> None:
             )
 
 
-_BY_INDEX = [*ALL_NUMBERED, JOKER]  # Tile.index -> tile
+BY_INDEX = [*ALL_NUMBERED, JOKER]  # Tile.index -> tile
 
-_CANON_INDEX = {id(t): i for i, t in enumerate(_BY_INDEX)} | {id(t): t.index for row in _TILE for t in row}
+_CANON_INDEX = {id(t): i for i, t in enumerate(BY_INDEX)} | {id(t): t.index for row in TILE for t in row}
 
-_COLOUR_ID = {id(c): i for i, c in enumerate(_COLOURS)}
+COLOUR_ID = {id(c): i for i, c in enumerate(_COLOURS)}
 
 
-def _indices(tiles: Iterable[Tile]) -> list[int]:
+def tile_indices(tiles: Iterable[Tile]) -> list[int]:
     # Tile hashing is slow (a dataclass of enums); the bookkeeping below works on indices. The
     # solver's own tiles are known by identity; others are worked out from their colour's
     # identity and number.
@@ -112,7 +112,7 @@ def _indices(tiles: Iterable[Tile]) -> list[int]:
         return [canon[id(t)] for t in tiles]
     except KeyError:
         pass
-    cid = _COLOUR_ID
+    cid = COLOUR_ID
     out = []
     for t in tiles:
         x = canon.get(id(t))
@@ -123,7 +123,7 @@ def _indices(tiles: Iterable[Tile]) -> list[int]:
     return out
 
 
-def _tally(xs: Sequence[int]) -> dict[int, int]:
+def tile_tally(xs: Sequence[int]) -> dict[int, int]:
     """Copies of each tile index, in order of first appearance (a plain dict: Counter costs
     more on sets this small)."""
     out = dict.fromkeys(xs, 1)
@@ -135,10 +135,10 @@ def _tally(xs: Sequence[int]) -> dict[int, int]:
     return out
 
 
-_CODE = [t.code for t in _BY_INDEX]  # Tile.index -> notation
+CODE = [t.code for t in BY_INDEX]  # Tile.index -> notation
 
 
-def _codes(xs: Iterable[int]) -> str:
+def tile_codes(xs: Iterable[int]) -> str:
     """Tile indices in notation, sorted: what :func:`format_tiles` writes for those tiles."""
-    code = _CODE
+    code = CODE
     return " ".join([code[x] for x in sorted(xs)])

@@ -35,12 +35,12 @@ from itertools import combinations
 
 from referee.i18n import _
 from referee.ruleset import RuleSet
-from referee.tiles import ALL_NUMBERED, JOKER, Tile
+from referee.solver.inputs import BY_INDEX
+from referee.tiles import JOKER, Tile
 
 __all__ = ["LeastArrangement", "candidate_sets", "least_arrangement"]
 
 _JOKER = 52  # Tile.index of the joker
-_BY_INDEX = [*ALL_NUMBERED, JOKER]  # Tile.index -> tile
 
 
 @dataclass(frozen=True)
@@ -153,14 +153,14 @@ def _readable(s: tuple[int, ...]) -> tuple[Tile, ...]:
     numbered = [x for x in s if x != _JOKER]
     jokers = len(s) - len(numbered)
     if len({x % 13 for x in numbered}) == 1 and len(s) <= 4:
-        return tuple(_BY_INDEX[x] for x in s)  # a group (one numbered tile and jokers: either)
+        return tuple(BY_INDEX[x] for x in s)  # a group (one numbered tile and jokers: either)
     c = numbered[0] // 13
     have = {x % 13 + 1 for x in numbered}
     lo, hi = min(have), max(have)
     spare = jokers - ((hi - lo + 1) - len(have))
     top = min(13, hi + spare)
     lo -= spare - (top - hi)
-    return tuple(_BY_INDEX[13 * c + n - 1] if n in have else JOKER for n in range(lo, top + 1))
+    return tuple(BY_INDEX[13 * c + n - 1] if n in have else JOKER for n in range(lo, top + 1))
 
 
 def _cuts(reading: Sequence[int]) -> tuple[int, ...]:
@@ -176,13 +176,13 @@ def _cuts(reading: Sequence[int]) -> tuple[int, ...]:
 def _same_joker_values(reading: Sequence[int], cuts: Sequence[int]) -> tuple[int, ...]:
     """The cuts whose pieces, read alone, give the jokers the values the whole run gives them
     (for the points objective, where a joker is worth the tile it stands for)."""
-    from referee.solver.values import _joker_values
+    from referee.solver.values import joker_values
 
-    whole = sorted(_joker_values(_readable(tuple(sorted(reading)))))
+    whole = sorted(joker_values(_readable(tuple(sorted(reading)))))
     return tuple(
         p for p in cuts
-        if sorted(_joker_values(_readable(tuple(sorted(reading[:p]))))
-                  + _joker_values(_readable(tuple(sorted(reading[p:]))))) == whole
+        if sorted(joker_values(_readable(tuple(sorted(reading[:p]))))
+                  + joker_values(_readable(tuple(sorted(reading[p:]))))) == whole
     )
 
 
@@ -394,9 +394,9 @@ def least_arrangement(
     places: list[tuple[int, int]] = []  # (set, value of one of its joker places): the z columns
     joker_pairs: list[int] = []  # pairs sharing jokers: the k columns (points only, see below)
     if points is not None:
-        from referee.solver.values import _joker_values
+        from referee.solver.values import joker_values
 
-        places = [(j, v) for j, st in enumerate(sets) if _JOKER in st for v in _joker_values(_readable(st))]
+        places = [(j, v) for j, st in enumerate(sets) if _JOKER in st for v in joker_values(_readable(st))]
         # A rack joker is not a table joker kept in its set: the pairs' joker part moves to k
         # columns, which share each set's jokers with the rack jokers sitting there (z).
         joker_pairs = [k for k, (j, i, _w) in enumerate(pairs) if _JOKER in tallies[j] and _JOKER in old_tallies[i]]

@@ -6,16 +6,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from referee.ruleset import RuleSet
-from referee.solver.build import _build_sets, _lay_spare_jokers
-from referee.solver.inputs import _counts, _indices
-from referee.solver.options import _NEG
-from referee.solver.programme import _Programme
-from referee.solver.state import _P_SHIFT, _OutOfBudget, _Plan
-from referee.solver.values import _joker_values
+from referee.solver.build import build_sets, lay_spare_jokers
+from referee.solver.inputs import tile_counts, tile_indices
+from referee.solver.options import NEG
+from referee.solver.programme import Programme
+from referee.solver.state import P_SHIFT, OutOfBudget, Plan
+from referee.solver.values import joker_values
 from referee.tiles import Tile
 
 
-def _solve_plan(
+def solve_plan(
     table: Sequence[int], rack: Sequence[int], rules: RuleSet, objective: str, minimum: int | None,
     old_sets: list[list[Tile]] | None, need_move: bool, floor: int = 0, budget: int | None = None,
     improve: bool = True,
@@ -23,22 +23,22 @@ def _solve_plan(
     """Best new arrangement of table + some rack tiles, and its primary score; None if none
     (or, with ``floor``, none scoring at least that much). ``improve=False`` leaves out the
     tie-break branch and bound (the exact tie-break follows and decides instead)."""
-    prog = _Programme(table, rack, rules, objective, minimum, old_sets)
+    prog = Programme(table, rack, rules, objective, minimum, old_sets)
     prog.improve_ties = improve
     plan = _run_passes(prog, need_move, floor, budget)
     if plan is not None and prog.lean:
-        sets = _build_sets(prog, plan, old_sets)
+        sets = build_sets(prog, plan, old_sets)
         placed_j = sum(t.colour is None for s in sets for t in s) if prog.jtot else 0
-        if _lay_spare_jokers(sets, prog.jtot - placed_j, old_sets if objective == "tiles" else None):
-            return sets, plan.score >> _P_SHIFT
+        if lay_spare_jokers(sets, prog.jtot - placed_j, old_sets if objective == "tiles" else None):
+            return sets, plan.score >> P_SHIFT
         if objective == "points":
-            return None  # _solve_points takes another way
+            return None  # solve_points takes another way
         # No set has room for a spare joker: solve again with every joker placement.
-        prog = _Programme(table, rack, rules, objective, minimum, old_sets, lean=False)
+        prog = Programme(table, rack, rules, objective, minimum, old_sets, lean=False)
         plan = _run_passes(prog, need_move)
     if plan is None:
         return None
-    return _build_sets(prog, plan, old_sets), plan.score >> _P_SHIFT
+    return build_sets(prog, plan, old_sets), plan.score >> P_SHIFT
 
 
 _IMPROVE_FROM = 30
@@ -53,7 +53,7 @@ average; the exact tie-break (the default of the command line and the web app) f
 either way and skips this search."""
 
 
-def _improve_budget(prog: _Programme) -> int:
+def _improve_budget(prog: Programme) -> int:
     """Steps of tie-break branch and bound for this programme's table (see _IMPROVE_FROM)."""
     if not prog.improve_ties or not prog.jtot:
         return 0
@@ -83,9 +83,9 @@ _CLIMB_BUDGET = 20000
 def _points_value(sets: list[list[Tile]], table: Sequence[int], rack: Sequence[int]) -> int:
     """Points of the rack tiles in ``sets``, the rack's jokers at the joker places worth most
     (the points programme's own measure)."""
-    laid = _counts(_indices(t for s in sets for t in s))
+    laid = tile_counts(tile_indices(t for s in sets for t in s))
     value = sum((laid[x] - table[x]) * (x % 13 + 1) for x in range(52))
-    jokers = sorted((v for s in sets for v in _joker_values(s)), reverse=True)
+    jokers = sorted((v for s in sets for v in joker_values(s)), reverse=True)
     return value + sum(jokers[: max(0, laid[52] - table[52])])
 
 
@@ -93,7 +93,7 @@ _POINTS_BUDGET = 400_000
 """States each points programme may expand (a second or so here) before it settles."""
 
 
-def _solve_points(
+def solve_points(
     table: Sequence[int], rack: Sequence[int], rules: RuleSet, old_sets: list[list[Tile]] | None
 ) -> tuple[list[list[Tile]], int, bool] | None:
     """Most points (RULES.md section 1: a joker is worth the tile it stands for).
@@ -107,10 +107,10 @@ def _solve_points(
     within a budget."""
     # The most-tiles move (fast) is a lean arrangement worth at least its points to the lean
     # programme: a target that prunes it hard.
-    tiles_move = _solve_plan(table, rack, rules, "tiles", None, old_sets, need_move=True)
+    tiles_move = solve_plan(table, rack, rules, "tiles", None, old_sets, need_move=True)
     start = _points_value(tiles_move[0], table, rack) if tiles_move is not None else 0
     # Every usable rack tile laid and every rack joker worth 13: nothing can do better.
-    usable = _Programme(table, rack, rules, "points", None, None)
+    usable = Programme(table, rack, rules, "points", None, None)
     most = usable.ub[1] + 13 * rack[52]
     if tiles_move is not None and start >= most:
         return tiles_move[0], start, True
@@ -118,13 +118,13 @@ def _solve_points(
     try:
         # Aiming at that best first prunes hardest, and on a full table it is usually met.
         if laid_all:  # (if a rack tile cannot be laid, neither can that best)
-            top = _solve_plan(table, rack, rules, "points", None, old_sets, need_move=True, floor=most, budget=_POINTS_BUDGET)
+            top = solve_plan(table, rack, rules, "points", None, old_sets, need_move=True, floor=most, budget=_POINTS_BUDGET)
             if top is not None and _points_value(top[0], table, rack) >= most:
                 return top[0], most, True
-        floor_move = _solve_plan(
+        floor_move = solve_plan(
             table, rack, rules, "points", None, old_sets, need_move=True, floor=start, budget=_POINTS_BUDGET
         )
-    except _OutOfBudget:
+    except OutOfBudget:
         return (tiles_move[0], start, False) if tiles_move is not None else None
     if floor_move is None:  # only jokers fit, or no room for a spare joker
         floor_move = tiles_move
@@ -134,19 +134,19 @@ def _solve_points(
     floor = _points_value(floor_move[0], table, rack) if floor_move is not None else 0
     if floor_move is not None and bound is not None and floor >= bound:
         return floor_move[0], floor, True
-    prog = _Programme(table, rack, rules, "points", None, old_sets, lean=False, tails=True)
+    prog = Programme(table, rack, rules, "points", None, old_sets, lean=False, tails=True)
     try:
         plan = prog.solve(floor + 1, budget=_POINTS_BUDGET)
-    except _OutOfBudget:
+    except OutOfBudget:
         # Every joker place on a big table with jokers can take seconds: settle for the floor,
         # said so in Move.proven.
         return (floor_move[0], floor, False) if floor_move is not None else None
     if plan is not None:
-        return _build_sets(prog, plan, old_sets), plan.score >> _P_SHIFT, True
+        return build_sets(prog, plan, old_sets), plan.score >> P_SHIFT, True
     return (floor_move[0], floor, True) if floor_move is not None else None
 
 
-def _run_passes(prog: _Programme, need_move: bool, floor: int = 0, budget: int | None = None) -> _Plan | None:
+def _run_passes(prog: Programme, need_move: bool, floor: int = 0, budget: int | None = None) -> Plan | None:
     """The optimum plan (see the module docstring for the passes)."""
     low = 1 if need_move else 0
     if not prog.lean or prog.objective == "points":
@@ -165,7 +165,7 @@ def _run_passes(prog: _Programme, need_move: bool, floor: int = 0, budget: int |
     if not _NEED_FIRST_FROM <= prog.table_size + bound < _NEED_FIRST_BELOW:
         best = prog.search(bound - low, _CLIMB_BUDGET)
         if best is not None:
-            value = best.score >> _P_SHIFT
+            value = best.score >> P_SHIFT
         elif prog.search_complete:
             return None
     if value < bound:
@@ -178,31 +178,31 @@ def _run_passes(prog: _Programme, need_move: bool, floor: int = 0, budget: int |
         if value < bound - k:
             found = prog.search(bound - value - 1, _CLIMB_BUDGET, stop=k)
             if found is not None:
-                best, value = found, found.score >> _P_SHIFT
+                best, value = found, found.score >> P_SHIFT
             if not prog.search_complete:
                 exact = prog.solve(value + 1)
                 if exact is not None:
-                    best, value = exact, exact.score >> _P_SHIFT
+                    best, value = exact, exact.score >> P_SHIFT
     if best is not None and value == bound and _improve_budget(prog):
         # Every usable rack tile laid: a short branch and bound for a plan that keeps more
         # of the table as it lies.
         best = prog.improve(best, _improve_budget(prog))
-    return best if best is not None and (best.score >> _P_SHIFT) >= low else None
+    return best if best is not None and (best.score >> P_SHIFT) >= low else None
 
 
-def _joker_free_passes(prog: _Programme, low: int) -> _Plan | None:
+def _joker_free_passes(prog: Programme, low: int) -> Plan | None:
     """Joker-free positions: one depth-first search, branch and bound, with misses measured
-    against the relaxed bound (:meth:`_Programme.bounds`): a first plan (options that lose
+    against the relaxed bound (:meth:`Programme.bounds`): a first plan (options that lose
     least against the bound tried first, so on a full table this is usually already the plan
     laying every usable tile), then on from there to plans leaving out fewer tiles than the
     last, until the options run out (the last plan found is the best) or a plan meets the
     bound. (No tie-break branch and bound here: see _IMPROVE_FROM.)"""
     hb = prog.bounds()
-    top = sum(hb[c][0].get(0, _NEG) for c in range(4))
+    top = sum(hb[c][0].get(0, NEG) for c in range(4))
     if top < low:
         return None
     best = prog.search(top - low, _RELAXED_BUDGET, relaxed=True, stop=0)
     if not prog.search_complete:
         # Past the budget: the breadth-first programme, pruned by the relaxed bound.
-        return prog.solve(low if best is None else best.score >> _P_SHIFT, use_h=True)
+        return prog.solve(low if best is None else best.score >> P_SHIFT, use_h=True)
     return best

@@ -9,28 +9,28 @@ from collections.abc import Sequence
 from typing import Any
 
 from referee.ruleset import RuleSet
-from referee.solver.bounds import _Bounds
-from referee.solver.breadth import _BreadthFirst
-from referee.solver.build import _old_layout
-from referee.solver.depth import _DepthFirst
-from referee.solver.inputs import _indices
+from referee.solver.bounds import Bounds
+from referee.solver.breadth import BreadthFirst
+from referee.solver.build import old_layout
+from referee.solver.depth import DepthFirst
+from referee.solver.inputs import tile_indices
 from referee.solver.options import (
-    _CELLS,
-    _CELLS_LOCK,
-    _CELLS_MAX,
-    _CELL_ARGS,
-    _FULL,
-    _LEAN,
-    _SCORED,
-    _SHARED_MAX,
-    _TAILS,
-    _scored_options,
+    CELLS,
+    CELLS_LOCK,
+    CELLS_MAX,
+    CELL_ARGS,
+    FULL,
+    LEAN,
+    SCORED,
+    SHARED_MAX,
+    TAILS,
+    scored_options,
 )
-from referee.solver.state import _CB
+from referee.solver.state import CB
 from referee.tiles import Tile
 
 
-class _Programme(_Bounds, _DepthFirst, _BreadthFirst):
+class Programme(Bounds, DepthFirst, BreadthFirst):
     """One solve: table tiles all used, rack tiles optional, jokers as RULES.md section 5."""
 
     def __init__(
@@ -53,7 +53,7 @@ class _Programme(_Bounds, _DepthFirst, _BreadthFirst):
         # Lean jokers (tiles objective, no opening minimum): a joker whose set stays valid
         # without it (end of a run of 4+, fourth of a group) is taken off; the programme only
         # places jokers a set needs, and the rest are laid afterwards on any set with room
-        # (``_lay_spare_jokers``). Exact: any arrangement becomes such a lean one plus spare
+        # (``build.lay_spare_jokers``). Exact: any arrangement becomes such a lean one plus spare
         # jokers, and spare jokers count the same wherever they lie. Points and the opening
         # minimum depend on where a joker lies, so they keep every joker placement.
         self.lean = lean and minimum is None
@@ -62,7 +62,7 @@ class _Programme(_Bounds, _DepthFirst, _BreadthFirst):
         # joker a set could do without is worth at least as much moved to the top of the run
         # it leaves (or kept in its group of 4), so some best arrangement has only such jokers.
         self.tails = tails and not self.lean
-        self.mode = _LEAN if self.lean else _TAILS if self.tails else _FULL
+        self.mode = LEAN if self.lean else TAILS if self.tails else FULL
         # Lean mode lays every rack joker (spare ones afterwards): with the tiles objective
         # they count as a constant; with points (a floor for the exact points programme) the
         # programme scores numbered tiles only and the jokers' worth is added afterwards.
@@ -101,8 +101,8 @@ class _Programme(_Bounds, _DepthFirst, _BreadthFirst):
         for n in range(13, 0, -1):
             ub[n] = ub[n + 1] + (r[0][n] + r[1][n] + r[2][n] + r[3][n]) * (n if pts else 1)
         self.junit = 13 if pts else 1
-        self.old_idx = [_indices(s) for s in old_sets] if old_sets is not None else None
-        self.layout = _old_layout(self.old_idx)
+        self.old_idx = [tile_indices(s) for s in old_sets] if old_sets is not None else None
+        self.layout = old_layout(self.old_idx)
         self._proxy()
         self._cell_ids = [[-1] * 15 for _c in range(4)]
         self._cells: dict[int, dict[int, list[tuple[int, int, int, tuple[Any, ...]]]]] = {}
@@ -207,14 +207,14 @@ class _Programme(_Bounds, _DepthFirst, _BreadthFirst):
         cid = self._cell_ids[c][n]
         if cid < 0:
             args = self._cell_args(c, n)
-            cid = _CELLS.get(args, -1)
-            if cid < 0 and len(_CELL_ARGS) < _CELLS_MAX:
-                with _CELLS_LOCK:
-                    cid = _CELLS.get(args, -1)
+            cid = CELLS.get(args, -1)
+            if cid < 0 and len(CELL_ARGS) < CELLS_MAX:
+                with CELLS_LOCK:
+                    cid = CELLS.get(args, -1)
                     if cid < 0:
-                        cid = len(_CELL_ARGS)
-                        _CELL_ARGS.append(args)
-                        _CELLS[args] = cid
+                        cid = len(CELL_ARGS)
+                        CELL_ARGS.append(args)
+                        CELLS[args] = cid
             self._cell_ids[c][n] = cid
         return cid
 
@@ -226,11 +226,11 @@ class _Programme(_Bounds, _DepthFirst, _BreadthFirst):
 
     def _options(self, c: int, n: int, sid: int, jrem: int) -> list[tuple[int, int, int, int, int, tuple[Any, ...]]]:
         cid = self._cell_id(c, n)
-        key = ((cid << _CB | sid) << 4) | jrem
-        got = _SCORED.get(key) if cid >= 0 else None
+        key = ((cid << CB | sid) << 4) | jrem
+        got = SCORED.get(key) if cid >= 0 else None
         if got is None:
-            t, r, jstart, jmax, mode, n, pts, adj, grp, sw = _CELL_ARGS[cid] if cid >= 0 else self._cell_args(c, n)
-            got = _scored_options(sid, t, r, jrem, jstart and jrem > 0, jmax, mode, n, pts, adj, grp, sw)
-            if cid >= 0 and len(_SCORED) < _SHARED_MAX:
-                _SCORED[key] = got  # (the same list whichever thread computes it)
+            t, r, jstart, jmax, mode, n, pts, adj, grp, sw = CELL_ARGS[cid] if cid >= 0 else self._cell_args(c, n)
+            got = scored_options(sid, t, r, jrem, jstart and jrem > 0, jmax, mode, n, pts, adj, grp, sw)
+            if cid >= 0 and len(SCORED) < SHARED_MAX:
+                SCORED[key] = got  # (the same list whichever thread computes it)
         return got

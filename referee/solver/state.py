@@ -1,5 +1,5 @@
 """The programme's state as one int (per-colour run states, jokers, per-number scratch), the ids
-of per-colour run states, the packed score, and what a solve returns (:class:`_Plan`)."""
+of per-colour run states, the packed score, and what a solve returns (:class:`Plan`)."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ from referee.solver.inputs import SolverError
 
 # Score packing: primary objective, then table disturbance kept (higher = less disturbed), then
 # the other objective, in one int so the programme compares with one ">".
-_P_SHIFT = 22
+P_SHIFT = 22
 
 
-_X_SHIFT = 11
+X_SHIFT = 11
 
-_NP_MASK = (1 << _P_SHIFT) - 1  # the tie-break parts of a score
+NP_MASK = (1 << P_SHIFT) - 1  # the tie-break parts of a score
 
 
 class _StateIds:
@@ -37,7 +37,7 @@ class _StateIds:
             with self.lock:  # (solves may run in several threads)
                 sid = self.ids.get(state)
                 if sid is None:
-                    if len(self.states) > _CM:  # never seen in practice: ~60 states classic, ~300 XP
+                    if len(self.states) > CM:  # never seen in practice: ~60 states classic, ~300 XP
                         raise SolverError(_("too many run patterns for the solver's state keys"))
                     self.states.append(state)
                     self.closed.append(all(x == 3 for x in state))
@@ -45,57 +45,57 @@ class _StateIds:
         return sid
 
 
-_IDS = _StateIds()
+IDS = _StateIds()
 
-_CLOSED = _IDS.closed  # _CLOSED[sid]: every open run of the state may end here
+CLOSED = IDS.closed  # CLOSED[sid]: every open run of the state may end here
 
 
 # Key layout (one int): colour states in bits 0-39 (10 each), joker state 40-47, opening value
 # 48-59, then per-number scratch: jokers put in runs 60-63, most tiles of one colour in groups
 # 64-67, tiles in groups 68 and up.
-_CB = 10
+CB = 10
 
 
-_CM = (1 << _CB) - 1
+CM = (1 << CB) - 1
 
-_JS_SHIFT = 40
+JS_SHIFT = 40
 
-_V_SHIFT = 48
+V_SHIFT = 48
 
-_PEND_SHIFT = 60
+PEND_SHIFT = 60
 
-_MAXG_SHIFT = 64
+MAXG_SHIFT = 64
 
-_S_SHIFT = 68
+S_SHIFT = 68
 
-_KEEP_MASK = (1 << _PEND_SHIFT) - 1
-
-
-# _LEAN_JG[key >> _MAXG_SHIFT]: jokers the fewest groups of one number need (lean mode).
-_LEAN_JG = [max(0, 3 * max(f & 15, -(-(f >> 4) // 4)) - (f >> 4)) if f >> 4 else 0 for f in range(17 * 16)]
+KEEP_MASK = (1 << PEND_SHIFT) - 1
 
 
-# _GROW[key >> _MAXG_SHIFT][g]: the group scratch bits after g more tiles go to groups.
+# LEAN_JG[key >> MAXG_SHIFT]: jokers the fewest groups of one number need (lean mode).
+LEAN_JG = [max(0, 3 * max(f & 15, -(-(f >> 4) // 4)) - (f >> 4)) if f >> 4 else 0 for f in range(17 * 16)]
+
+
+# GROW[key >> MAXG_SHIFT][g]: the group scratch bits after g more tiles go to groups.
 # At most 4 copies of a tile (RuleSet.copies) and 4 colours: at most 16 tiles in one number's groups.
-_GROW = [[(max(f & 15, g) | ((f >> 4) + g) << 4) << _MAXG_SHIFT for g in range(5)] for f in range(17 * 16)]
+GROW = [[(max(f & 15, g) | ((f >> 4) + g) << 4) << MAXG_SHIFT for g in range(5)] for f in range(17 * 16)]
 
 
-_VJS_CLEAR = ~(((1 << (_PEND_SHIFT - _JS_SHIFT)) - 1) << _JS_SHIFT) & _KEEP_MASK
+VJS_CLEAR = ~(((1 << (PEND_SHIFT - JS_SHIFT)) - 1) << JS_SHIFT) & KEEP_MASK
 
-_IDLE = (0, (), 0, 0, 0, 0, 0, 0, 0, 0)
+IDLE = (0, (), 0, 0, 0, 0, 0, 0, 0, 0)
 """Option detail of a colour that does nothing at a number."""
 
 
-class _OutOfBudget(Exception):
+class OutOfBudget(Exception):
     """The depth-first search gave up (the breadth-first programme takes over)."""
 
 
-class _Found(Exception):
+class Found(Exception):
     """The depth-first search found a plan good enough to stop at."""
 
 
 @dataclass
-class _Plan:
+class Plan:
     """What the programme chose: per number, per colour the option detail, groups' jokers."""
 
     score: int

@@ -9,15 +9,15 @@ from typing import Any
 
 from referee.assignment import best_assignment
 from referee.i18n import _
-from referee.solver.inputs import _BY_INDEX, _CODE, _codes, _indices, _tally
-from referee.solver.values import _joker_values
+from referee.solver.inputs import BY_INDEX, CODE, tile_codes, tile_indices, tile_tally
+from referee.solver.values import joker_values
 from referee.tiles import Tile
 
 
-def _match(old_tallies: list[dict[int, int]], new_tallies: list[dict[int, int]]) -> dict[int, int]:
+def match_sets(old_tallies: list[dict[int, int]], new_tallies: list[dict[int, int]]) -> dict[int, int]:
     """new index -> old index: the matching of new sets to old ones (each to at most one) that
     keeps most table tiles in their set, a new set keeping what it shares with its old set.
-    Sets given as :func:`_tally` counts.
+    Sets given as :func:`tile_tally` counts.
 
     Greedy first (biggest overlap first; ties to the lower old number, then the lower new one),
     then checked (:func:`_untangle`): greedy can keep fewer than the best matching when an old
@@ -54,7 +54,7 @@ def _match(old_tallies: list[dict[int, int]], new_tallies: list[dict[int, int]])
 
 
 def _untangle(pairs: list[tuple[int, int, int]], out: dict[int, int]) -> None:
-    """For :func:`_match`: make the greedy matching ``out`` a best one, in place (``pairs`` as
+    """For :func:`match_sets`: make the greedy matching ``out`` a best one, in place (``pairs`` as
     (-shared, old, new)). When :func:`_proven` finds it is one already (190 of the 196
     benchmark moves with pairs left unmatched), nothing to do; otherwise greedy keeps fewer
     tiles than it could, and every pair is matched again exactly (:func:`~referee.assignment.best_assignment`)."""
@@ -120,7 +120,7 @@ def _proven(pairs: list[tuple[int, int, int]], out: dict[int, int]) -> bool:
 
 
 @dataclass
-class _Outcome:
+class Outcome:
     sets: list[list[Tile]]
     numbers: list[int]
     steps: list[str]
@@ -134,7 +134,7 @@ def _flows_counted(
     match: dict[int, int], numbers: list[int], forced: set[tuple[int, int]],
     flows: dict[tuple[int, int], list[int]], moved: list[int], from_rack: list[tuple[int, int, int]],
 ) -> None:
-    """For :func:`_describe_change`, with copies counted (a tile may be twice in one set, and
+    """For :func:`describe_change`, with copies counted (a tile may be twice in one set, and
     rack jokers may be ``forced`` to places): each new set keeps what it shares with its old
     set; its other tiles come from the old sets that have them left, in order, or the rack.
     Fills ``flows``, ``moved``, ``from_rack``."""
@@ -144,7 +144,7 @@ def _flows_counted(
         i = match.get(j)
         if i is not None:
             rest = remaining_old[i]
-            free = _tally([x for pos, x in enumerate(s) if (j, pos) not in forced]) if forced else new_tallies[j]
+            free = tile_tally([x for pos, x in enumerate(s) if (j, pos) not in forced]) if forced else new_tallies[j]
             for x, cnt in free.items():
                 have = rest.get(x, 0)
                 take = cnt if cnt < have else have
@@ -178,20 +178,20 @@ def _flows_counted(
                 from_rack.append((x, j, pos))
 
 
-def _describe_change(
+def describe_change(
     old_sets: list[list[Tile]] | None, table_tiles: list[Tile], new_sets: list[list[Tile]], rack_jokers_high: bool = False
-) -> _Outcome:
+) -> Outcome:
     """Number the new sets, work out which tiles moved and which came from the rack, and say
     it as steps. Jokers are alike: table jokers stay where they were when they can, unless
     ``rack_jokers_high`` (points objective), where the rack's jokers take the places worth most."""
     steps: list[str] = []
     moved: list[int] = []
-    new_idx = [_indices(s) for s in new_sets]
+    new_idx = [tile_indices(s) for s in new_sets]
     if old_sets is not None:
         # Each new set matched to at most one old set, keeping most tiles in place.
-        old_tallies = [_tally(_indices(s)) for s in old_sets]
-        new_tallies = [_tally(s) for s in new_idx]
-        match = _match(old_tallies, new_tallies)
+        old_tallies = [tile_tally(tile_indices(s)) for s in old_sets]
+        new_tallies = [tile_tally(s) for s in new_idx]
+        match = match_sets(old_tallies, new_tallies)
     forced: set[tuple[int, int]] = set()  # (set, position) of jokers that come from the rack
     if rack_jokers_high:
         # Places worth as much go to the rack's jokers first in sets whose old set held no joker,
@@ -199,7 +199,7 @@ def _describe_change(
         home = {j for j, i in match.items() if 52 in old_tallies[i]} if old_sets is not None else set()
         slots = sorted(
             ((v, j not in home, j, pos) for j, s in enumerate(new_sets)
-             for v, pos in zip(_joker_values(s), (i for i, t in enumerate(s) if t.colour is None))),
+             for v, pos in zip(joker_values(s), (i for i, t in enumerate(s) if t.colour is None))),
             reverse=True,
         )
         extra = sum(x == 52 for s in new_idx for x in s) - sum(t.colour is None for t in table_tiles)
@@ -209,7 +209,7 @@ def _describe_change(
     from_rack: list[tuple[int, int, int]] = []  # (tile, new set, position) for joker values
     if old_sets is None:
         numbers = list(range(1, len(new_sets) + 1))
-        left = _tally(_indices(table_tiles))
+        left = tile_tally(tile_indices(table_tiles))
         lay = _("lay {tiles} from the table as set {target}")
         for j, (number, s) in enumerate(zip(numbers, new_idx)):
             table_part: list[int] = []
@@ -221,7 +221,7 @@ def _describe_change(
                     flows.setdefault((number, 0), []).append(x)
                     from_rack.append((x, j, pos))
             if table_part:
-                steps.append(lay.format(tiles=" ".join([_CODE[x] for x in table_part]), target=number))
+                steps.append(lay.format(tiles=" ".join([CODE[x] for x in table_part]), target=number))
     else:
         next_number = len(old_sets) + 1
         numbers = []
@@ -276,23 +276,23 @@ def _describe_change(
             move = _("move {tiles} from set {source} to set {target}")
             for (target, origin), xs in sorted(flows.items()):
                 if origin:
-                    steps.append(move.format(tiles=_codes(xs), source=origin, target=target))
+                    steps.append(move.format(tiles=tile_codes(xs), source=origin, target=target))
     add = _("add {tiles} from the rack to set {target}")
     for (target, origin), xs in sorted(flows.items()):
         if origin == 0:
-            steps.append(add.format(tiles=_codes(xs), target=target))
+            steps.append(add.format(tiles=tile_codes(xs), target=target))
     # Points of what came from the rack; a joker is worth the tile it stands for.
     points = 0
     for x, j, pos in from_rack:
         if x == 52:
             s = new_sets[j]
             jpos = [i for i, u in enumerate(s) if u.colour is None]
-            points += _joker_values(s)[jpos.index(pos)]
+            points += joker_values(s)[jpos.index(pos)]
         else:
             points += x % 13 + 1
     order = sorted(range(len(new_sets)), key=numbers.__getitem__)
-    by_index = _BY_INDEX
-    return _Outcome(
+    by_index = BY_INDEX
+    return Outcome(
         [new_sets[j] for j in order],
         [numbers[j] for j in order],
         steps,

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from referee.tiles import Tile
 
 
-def _run_bounds(tiles: Sequence[Tile]) -> tuple[int, int] | None:
+def run_bounds(tiles: Sequence[Tile]) -> tuple[int, int] | None:
     """(lo, hi) of a run as laid low to high, or None if the set is not such a run."""
     numbered = [(i, t) for i, t in enumerate(tiles) if t.colour is not None]
     if not numbered or len({t.colour for _i, t in numbered}) != 1:
@@ -22,7 +22,7 @@ def _run_bounds(tiles: Sequence[Tile]) -> tuple[int, int] | None:
     return lo, lo + len(tiles) - 1
 
 
-def _joker_values(tiles: Sequence[Tile]) -> list[int]:
+def joker_values(tiles: Sequence[Tile]) -> list[int]:
     """What each joker of a valid set stands for (its number), in order of appearance. A set
     that reads both as a run and as a group (one numbered tile and jokers) takes the reading
     worth more, as the referee announces it (RULES.md section 2; referee.sets)."""
@@ -47,5 +47,5 @@ def _joker_values(tiles: Sequence[Tile]) -> list[int]:
     return run
 
 
-def _set_value(tiles: Sequence[Tile]) -> int:
-    return sum(t.number for t in tiles if t.number is not None) + sum(_joker_values(tiles))
+def set_value(tiles: Sequence[Tile]) -> int:
+    return sum(t.number for t in tiles if t.number is not None) + sum(joker_values(tiles))

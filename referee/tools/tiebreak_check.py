@@ -79,13 +79,13 @@ def least_moved(
     does not prove it within ``time_limit`` seconds. Nothing laid counts 0 (the solver returns
     no move then). The arrangement found is also passed through the solver's step description
     (``solver_moved``), a check that both count moved tiles alike."""
-    from referee.solver.steps import _describe_change
+    from referee.solver.steps import describe_change
 
     found = least_arrangement(table, rack, rules, time_limit=time_limit)
     if found is None:
         return None
     table_tiles = [t for s in table for t in s]
-    counted = len(_describe_change([list(s) for s in table], table_tiles, [list(s) for s in found.sets]).moved)
+    counted = len(describe_change([list(s) for s in table], table_tiles, [list(s) for s in found.sets]).moved)
     return LeastMoved(found.count, found.moved, found.sets, found.seconds, solver_moved=counted)
 
 

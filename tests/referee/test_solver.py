@@ -205,13 +205,13 @@ def test_matching_of_new_sets_to_old_keeps_most(seed: int) -> None:
     """``moved`` counts against the best matching of new sets to old ones, not the greedy one
     (which keeps fewer when an old set shares tiles with two new sets, one of which shares with
     another old set). Random overlaps, copies counted, against a brute force."""
-    from referee.solver.steps import _match  # (the step description's matching; private)
+    from referee.solver.steps import match_sets  # (the step description's matching; private)
 
     rng = random.Random(seed)
     for _ in range(300):
         old = [{x: rng.randint(1, 2) for x in rng.sample(range(9), rng.randint(1, 4))} for _ in range(rng.randint(1, 6))]
         new = [{x: rng.randint(1, 2) for x in rng.sample(range(9), rng.randint(1, 4))} for _ in range(rng.randint(1, 6))]
-        match = _match(old, new)
+        match = match_sets(old, new)
         assert len(set(match.values())) == len(match)
         kept = sum(sum(min(k, old[i].get(x, 0)) for x, k in new[j].items()) for j, i in match.items())
         assert kept == _most_kept(old, new), (old, new, match)
@@ -509,9 +509,9 @@ def test_random_positions_match_every_joker_placement(seed: int) -> None:
     needs, the group floor) never cut the best plan: on random positions, half of them with a
     joker on the rack, the count equals that of the plain breadth-first programme with every
     joker placement and no bound but the trivial one."""
-    from referee.solver.inputs import _counts, _indices
-    from referee.solver.programme import _Programme
-    from referee.solver.state import _P_SHIFT
+    from referee.solver.inputs import tile_counts, tile_indices
+    from referee.solver.programme import Programme
+    from referee.solver.state import P_SHIFT
 
     rng = random.Random(3000 + seed)
     rules = RuleSet.xp() if seed % 8 == 7 else RuleSet.classic()
@@ -521,19 +521,19 @@ def test_random_positions_match_every_joker_placement(seed: int) -> None:
     if seed % 2 and box[JOKER] and JOKER not in rack:
         rack[0] = JOKER
     move = best_move(old, rack, rules=rules)
-    table_count = _counts(_indices([t for s in old for t in s]))
-    rack_count = _counts(_indices(rack))
-    plain = _Programme(table_count, rack_count, rules, "tiles", None, None, lean=False).solve(1)
-    assert (move.count if move else 0) == (plain.score >> _P_SHIFT if plain else 0)
+    table_count = tile_counts(tile_indices([t for s in old for t in s]))
+    rack_count = tile_counts(tile_indices(rack))
+    plain = Programme(table_count, rack_count, rules, "tiles", None, None, lean=False).solve(1)
+    assert (move.count if move else 0) == (plain.score >> P_SHIFT if plain else 0)
 
 
 @pytest.mark.parametrize("seed", range(8))
 def test_xp_positions_with_three_or_four_jokers_match_every_joker_placement(seed: int) -> None:
     """With three or four jokers (XP) the joker needs prune the search too: the count equals
     that of the plain breadth-first programme with every joker placement."""
-    from referee.solver.inputs import _counts, _indices
-    from referee.solver.programme import _Programme
-    from referee.solver.state import _P_SHIFT
+    from referee.solver.inputs import tile_counts, tile_indices
+    from referee.solver.programme import Programme
+    from referee.solver.state import P_SHIFT
 
     rng = random.Random(4000 + seed)
     rules = RuleSet.xp()
@@ -543,11 +543,11 @@ def test_xp_positions_with_three_or_four_jokers_match_every_joker_placement(seed
     jokers = 3 + seed % 2 - sum(t.is_joker for s in old for t in s)
     rack[: max(0, jokers)] = [JOKER] * max(0, jokers)
     move = best_move(old, rack, rules=rules)
-    table_count = _counts(_indices([t for s in old for t in s]))
-    rack_count = _counts(_indices(rack))
+    table_count = tile_counts(tile_indices([t for s in old for t in s]))
+    rack_count = tile_counts(tile_indices(rack))
     assert table_count[52] + rack_count[52] >= 3
-    plain = _Programme(table_count, rack_count, rules, "tiles", None, None, lean=False).solve(1)
-    assert (move.count if move else 0) == (plain.score >> _P_SHIFT if plain else 0)
+    plain = Programme(table_count, rack_count, rules, "tiles", None, None, lean=False).solve(1)
+    assert (move.count if move else 0) == (plain.score >> P_SHIFT if plain else 0)
     if move:
         _assert_valid_move(move, [t for s in old for t in s], rack)
         _assert_steps_transform(old, move)
