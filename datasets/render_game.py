@@ -515,7 +515,7 @@ class GameFilm:
         return np.clip(f, 0, 255).astype(np.uint8)
 
 
-def _light(img: np.ndarray, gain: float, tilt: tuple[float, float], rng: Rng, noise: float = 2.5) -> np.ndarray:
+def relight(img: np.ndarray, gain: float, tilt: tuple[float, float], rng: Rng, noise: float = 2.5) -> np.ndarray:
     """Overall light ``gain``, a gradient ``tilt`` (x, y) across the picture, sensor noise."""
     H, W = img.shape[:2]
     xx = np.linspace(-0.5, 0.5, W, dtype=np.float32)[None, :]
@@ -525,7 +525,8 @@ def _light(img: np.ndarray, gain: float, tilt: tuple[float, float], rng: Rng, no
     return np.clip(f, 0, 255).astype(np.uint8)
 
 
-def _passing_shadow(img: np.ndarray, cx: float, cy: float, strength: float) -> np.ndarray:
+def passing_shadow(img: np.ndarray, cx: float, cy: float, strength: float) -> np.ndarray:
+    """A soft shadow (a hand or arm passing) centred at (``cx``, ``cy``), fractions of the frame."""
     H, W = img.shape[:2]
     yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
     blob = np.exp(-(((xx - cx * W) / (0.22 * W)) ** 2 + ((yy - cy * H) / (0.3 * H)) ** 2))
@@ -567,7 +568,7 @@ def render_game(out: Path, players: int, seed: int, size: int = 960, fps: float 
         t = frame_no / fps
         gain = dimmed * (1 + 0.08 * math.sin(2 * math.pi * t / 90.0 + light_phase))
         tilt = (0.12 * math.sin(2 * math.pi * t / 130.0), 0.1 * math.cos(2 * math.pi * t / 170.0 + light_phase))
-        frame = _light(img, gain, tilt, rng)
+        frame = relight(img, gain, tilt, rng)
         cv2.imwrite(str(frames_dir / f"{frame_no:05d}.jpg"), frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
         frame_no += 1
 
@@ -595,7 +596,7 @@ def render_game(out: Path, players: int, seed: int, size: int = 960, fps: float 
         if si == shadow_at:
             events.append({"frame": frame_no, "kind": "shadow"})
             for k in range(3):
-                emit(_passing_shadow(state_img, 0.3 + 0.2 * k, 0.5, 0.35))
+                emit(passing_shadow(state_img, 0.3 + 0.2 * k, 0.5, 0.35))
         for _ in range(think):
             emit(state_img)
         if si == dim_at:

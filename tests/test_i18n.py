@@ -480,7 +480,7 @@ def test_vision_read_lang(tmp_path: Path) -> None:
 
 
 def test_vision_read_summary_in_japanese() -> None:
-    from vision.read import _summary
+    from vision.read import text_summary
 
     data = {
         "tiles": [{"tile": t} for t in ("R7", "R8", "R9", "K5", "B5", "K5", "J")],
@@ -493,7 +493,7 @@ def test_vision_read_summary_in_japanese() -> None:
         "timing_ms": {"total": 812.4},
     }
     with use_language("ja"):
-        text = _summary(data)
+        text = text_summary(data)
     assert text.splitlines() == [
         "7枚のタイルを812ミリ秒で読み取りました",
         "  組み合わせ1：R7 R8 R9  (ラン成立、24点)",

@@ -27,7 +27,8 @@ from pathlib import Path
 from referee.i18n import LANGUAGES, _, language_from_locale, language_from_tag, use_language
 
 
-def _summary(data: dict) -> str:
+def text_summary(data: dict) -> str:
+    """The plain-text summary ``python -m vision.read`` prints for a reading's JSON ``data``."""
     lines = []
     tiles = data.get("tiles", [])
     ms = f"{data.get('timing_ms', {}).get('total', 0):.0f}"
@@ -144,7 +145,7 @@ def _read(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
     else:
-        print(_summary(out))
+        print(text_summary(out))
         if args.overlay:
             print(_("overlay written to {path}").format(path=args.overlay))
     return 0

@@ -55,10 +55,12 @@ def pick_language(query_lang: str | None, cookie_lang: str | None, accept_langua
 
 
 def scope_headers(scope: Scope) -> dict[str, str]:
+    """An ASGI request's headers by lower-case name."""
     return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
 
 
 def cookie_value(header: str | None, name: str) -> str | None:
+    """The value of cookie ``name`` in a ``Cookie`` header, or None."""
     if not header:
         return None
     jar: SimpleCookie = SimpleCookie()

@@ -26,6 +26,7 @@ TableInput = Union[Sequence[Sequence[Tile]], Sequence[Tile], str]
 
 
 def coerce_tile(item: Any) -> Tile:
+    """``item`` as a Tile: a Tile as it is, a code such as ``R7`` parsed; a clear error otherwise."""
     if isinstance(item, Tile):
         return item
     if isinstance(item, str):
@@ -62,6 +63,7 @@ def read_table(table: TableInput) -> tuple[list[list[Tile]] | None, list[Tile]]:
 
 
 def read_rack(rack: Sequence[Tile] | str) -> list[Tile]:
+    """A rack given as tiles or codes, as the solver's own tile objects."""
     if isinstance(rack, str):
         return _canonical(parse_tiles(rack))
     return _canonical([x if type(x) is Tile else coerce_tile(x) for x in rack])
@@ -102,6 +104,7 @@ COLOUR_ID = {id(c): i for i, c in enumerate(_COLOURS)}
 
 
 def tile_indices(tiles: Iterable[Tile]) -> list[int]:
+    """``Tile.index`` of each tile (0-51 numbered, 52 the joker), in order."""
     # Tile hashing is slow (a dataclass of enums); the bookkeeping below works on indices. The
     # solver's own tiles are known by identity; others are worked out from their colour's
     # identity and number.

@@ -146,7 +146,7 @@ def shared(a: dict[int, int], b: dict[int, int]) -> int:
     return sum(min(k, b[x]) for x, k in a.items() if x in b)
 
 
-def _readable(s: tuple[int, ...]) -> tuple[Tile, ...]:
+def readable_set(s: tuple[int, ...]) -> tuple[Tile, ...]:
     """A candidate set (sorted indices, jokers last) as tiles in an order :func:`check_set`
     reads: a group in colour order with its jokers last, a run low to high with its jokers in
     the gaps, then above its top, then below its bottom where the top is 13."""
@@ -178,11 +178,11 @@ def _same_joker_values(reading: Sequence[int], cuts: Sequence[int]) -> tuple[int
     (for the points objective, where a joker is worth the tile it stands for)."""
     from referee.solver.values import joker_values
 
-    whole = sorted(joker_values(_readable(tuple(sorted(reading)))))
+    whole = sorted(joker_values(readable_set(tuple(sorted(reading)))))
     return tuple(
         p for p in cuts
-        if sorted(joker_values(_readable(tuple(sorted(reading[:p]))))
-                  + joker_values(_readable(tuple(sorted(reading[p:]))))) == whole
+        if sorted(joker_values(readable_set(tuple(sorted(reading[:p]))))
+                  + joker_values(readable_set(tuple(sorted(reading[p:]))))) == whole
     )
 
 
@@ -396,7 +396,7 @@ def least_arrangement(
     if points is not None:
         from referee.solver.values import joker_values
 
-        places = [(j, v) for j, st in enumerate(sets) if _JOKER in st for v in joker_values(_readable(st))]
+        places = [(j, v) for j, st in enumerate(sets) if _JOKER in st for v in joker_values(readable_set(st))]
         # A rack joker is not a table joker kept in its set: the pairs' joker part moves to k
         # columns, which share each set's jokers with the rack jokers sitting there (z).
         joker_pairs = [k for k, (j, i, _w) in enumerate(pairs) if _JOKER in tallies[j] and _JOKER in old_tallies[i]]
@@ -471,7 +471,7 @@ def least_arrangement(
     if x is None:  # nothing better than the arrangement known
         return LeastArrangement(count if count is not None else 0, total - value, (), seconds)
     copies = [round(v) for v in x[:nx]]
-    new_sets = tuple(_readable(sets[j]) for j, k in enumerate(copies) for _copy in range(k))
+    new_sets = tuple(readable_set(sets[j]) for j, k in enumerate(copies) for _copy in range(k))
     laid = sum(len(s) for s in new_sets) - total
     kept = value - big * (laid + total)
     return LeastArrangement(laid, total - kept, new_sets, seconds)

@@ -121,6 +121,9 @@ def _proven(pairs: list[tuple[int, int, int]], out: dict[int, int]) -> bool:
 
 @dataclass
 class Outcome:
+    """The change from the old table to a new arrangement: new sets (and their numbers), the steps,
+    the table tiles moved, the rack tiles placed and the points laid."""
+
     sets: list[list[Tile]]
     numbers: list[int]
     steps: list[str]

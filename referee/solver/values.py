@@ -48,4 +48,5 @@ def joker_values(tiles: Sequence[Tile]) -> list[int]:
 
 
 def set_value(tiles: Sequence[Tile]) -> int:
+    """Points of a valid set: its numbers plus what its jokers stand for (:func:`joker_values`)."""
     return sum(t.number for t in tiles if t.number is not None) + sum(joker_values(tiles))

@@ -205,7 +205,7 @@ def _brute_points(old: list[list[Tile]], rack: list[Tile]) -> tuple[int, int] | 
     a joker is worth the tile it stands for, read as the referee reads the set (a run's spare
     jokers at its top). Every way of putting the rack's jokers on the joker places counts, the
     points from where they sit, and a joker place holding a rack joker keeps no table joker."""
-    from referee.solver.least import _readable
+    from referee.solver.least import readable_set
     from referee.solver.values import joker_values
 
     table = [t for s in old for t in s]
@@ -215,7 +215,7 @@ def _brute_points(old: list[list[Tile]], rack: list[Tile]) -> tuple[int, int] | 
             rack_jokers = sum(t.is_joker for t in laid)
             numbered = sum(t.number or 0 for t in laid)
             for new in _partitions(sorted(table + list(laid), key=lambda t: t.index)):
-                readable = [_readable(tuple(sorted(t.index for t in s))) for s in new]
+                readable = [readable_set(tuple(sorted(t.index for t in s))) for s in new]
                 places = [(j, v) for j, s in enumerate(readable) for v in joker_values(s)]
                 for chosen in itertools.combinations(range(len(places)), rack_jokers):
                     in_set = Counter(places[q][0] for q in chosen)

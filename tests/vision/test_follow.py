@@ -85,7 +85,7 @@ def test_short_game_end_to_end_from_the_command_line(short_game: tuple[Path, dic
 @needs_model
 def test_hand_shadow_and_light_make_no_turn(short_game: tuple[Path, dict]) -> None:
     """A still table, then an arm resting over it, a shadow and a dimmer lamp: no turn."""
-    from datasets.render_game import GameFilm, _light, _passing_shadow
+    from datasets.render_game import GameFilm, relight, passing_shadow
     from vision.follow import Follower
 
     out, game = short_game
@@ -93,7 +93,7 @@ def test_hand_shadow_and_light_make_no_turn(short_game: tuple[Path, dict]) -> No
     film = GameFilm(np.random.default_rng(0), base.shape[1], base.shape[0])
     rng = np.random.default_rng(1)
     frames = [base] * 3 + [film.arm(base, "bottom", (0.5, 0.5), 0.7, 0, 1)] * 4 + [base] * 3
-    frames += [_passing_shadow(base, 0.5, 0.5, 0.35)] * 3 + [_light(base, 0.75, (0.1, 0.0), rng)] * 4
+    frames += [passing_shadow(base, 0.5, 0.5, 0.35)] * 3 + [relight(base, 0.75, (0.1, 0.0), rng)] * 4
     f = Follower(_names(game))
     for i, frame in enumerate(frames):
         f.feed(frame, i * 0.5)
@@ -177,7 +177,7 @@ def test_a_face_changed_in_place_is_seen_and_noise_is_not() -> None:
     for the picture mask and the turn went unseen; light and a one-pixel nudge must not count."""
     from types import SimpleNamespace
 
-    from datasets.render_game import GameFilm, _light
+    from datasets.render_game import GameFilm, relight
     from referee.tiles import Tile
     from vision.follow import Follower
 
@@ -191,8 +191,8 @@ def test_a_face_changed_in_place_is_seen_and_noise_is_not() -> None:
     f = Follower(["A", "B"])
     f.settled = SimpleNamespace(full=before)  # only the settled picture is compared
     rng = np.random.default_rng(1)
-    same = _light(table(["K1", "K2", "J", "K8"], dx=0.6)[0], 0.85, (0.1, -0.05), rng)
-    swapped = _light(table(["K1", "K2", "K3", "K9"])[0], 0.85, (0.1, -0.05), rng)
+    same = relight(table(["K1", "K2", "J", "K8"], dx=0.6)[0], 0.85, (0.1, -0.05), rng)
+    swapped = relight(table(["K1", "K2", "K3", "K9"])[0], 0.85, (0.1, -0.05), rng)
     boxes = [np.array(r["box"], np.float32) for r in records]
     assert [f._face_changed(b, same) for b in boxes] == [False] * 4
     assert [f._face_changed(b, swapped) for b in boxes] == [False, False, True, True]
