@@ -58,14 +58,14 @@ class DetectorSettings:
     ocr_below: float = 0.0
     """A tile whose most probable number has less than this probability gets a second opinion
     from the general text recogniser (``vision.ocr``, the ``ocr`` extra), when it is installed.
-    0: never (the default). Measured on validation (``python -m vision.evaluate.tune``, models/README.md):
-    with the shipped models 0.6 reads 70 rendered val scenes at F1 0.7886 against 0.7898 without,
-    real valid 1.0 either way; on the rendered held-out font families it helps (bookman 0.58 ->
-    0.71 read right), so it stays a setting to measure again with the next reader."""
+    0: never (the default): with the shipped models it does not help on validation, but it does on
+    held-out serif numerals, so it stays a setting to measure again with the next reader
+    (``python -m vision.evaluate.tune``; figures in models/README.md, "Thresholds")."""
     ocr_weight: float = 1.0
     """Exponent of the recogniser's number probabilities in the product with the reader's."""
     ocr_max_tiles: int = 16
-    """At most this many doubtful tiles per photo go to the recogniser (it costs ~13 ms a tile)."""
+    """At most this many doubtful tiles per photo go to the recogniser (each costs a recogniser run:
+    docs/measurements.md)."""
 
 
 STRIDE = 32  # the detector's largest stride: a rectangular input is padded to a multiple of it
@@ -300,9 +300,9 @@ def combine(number: np.ndarray, colour: np.ndarray) -> np.ndarray:
 def _resize(image: np.ndarray, width: int, height: int) -> np.ndarray:
     """Downscale for the detector.
 
-    Area averaging keeps thin tile edges, but on a 12-MP photo it costs ~60 ms here; a bilinear
-    step to twice the target first, then area averaging, costs ~4 ms and looks the same to the
-    network.
+    Area averaging keeps thin tile edges but is slow on a large photo; a bilinear step to twice
+    the target first, then area averaging, looks the same to the network for a fraction of the
+    time (docs/measurements.md).
     """
     h, w = image.shape[:2]
     if w > 2 * width and h > 2 * height:

@@ -87,10 +87,9 @@ class DiceSettings:
     min_confidence: float = 0.0
     """A box whose best reading has less probability than this is not scored as a die (with a
     doubt), so that the count message asks for another photo instead of a guessed face being
-    scored. Off by default: on the rendered validation split 0.3 sets aside 3 of 1,293 dice (2 of
-    them misread anyway) and catches no false box (there was 1); on the held-out test split it
-    drops 4 of 7 false boxes (side faces seen steeply, digits on a score sheet) but also 5 true
-    dice, and all-nine-correct goes from 0.953 to 0.949 (models/README.md, dice)."""
+    scored. Off by default: on the rendered validation split it catches no false box, and on the
+    held-out test split it refuses true dice along with false boxes (docs/measurements.md,
+    datasets/cards/dice.md)."""
     weak_extra: float = 0.5
     """With more than nine boxes, extras whose confidence is below this are dropped (with a doubt)."""
     doubt_below: float = 0.7

@@ -603,8 +603,8 @@ class Follower:
         """The face inside ``box`` differs from the settled picture: each colour channel divided
         by its median (light changes cancel), blurred a little, the best of the shifts up to two
         pixels (a tile nudged, the camera trembling); more than ``face_change`` of the face's
-        pixels still differ by over 25%. An 8 become a 9 shows (2-5% measured on rendered games);
-        an untouched tile stays under 1% (99.9th percentile)."""
+        pixels still differ by over 25% (how much a changed and an untouched face differ:
+        docs/measurements.md)."""
         ref = self.settled.full if self.settled is not None else None
         if ref is None or ref.shape != frame.shape:
             return True

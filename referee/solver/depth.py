@@ -219,11 +219,9 @@ class DepthFirst:
         def rec0(n: int, c: int, key: int, spent: int, sc: int) -> None:
             # rec for a position without jokers (the common case, and the hot loop there):
             # no joker counts to keep, and a number's groups must complete on their own. rec
-            # itself gives the same plans here (jcap 0: no joker needs, floor[g] > 0), but
-            # measured in one process, CPU time, alternating, fastest of 3 per position, it
-            # took 6.5% (small), 8.5% (large) and 8.8% (mid_r24) longer at the class medians
-            # of the positions without jokers (mid: 1.5% shorter, within the noise); so this
-            # specialised copy stays. A change to one must be made to the other.
+            # itself gives the same plans here (jcap 0: no joker needs, floor[g] > 0) but is
+            # slower on joker-free positions (referee/SOLVER.md, "Methods measured and
+            # dropped"), so this specialised copy stays. A change to one must be made to the other.
             nonlocal left_steps, limit
             while c < 4 and idle[c][n] and not (key >> (cb * c)) & cm:
                 details[n - 1][c] = IDLE

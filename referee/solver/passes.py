@@ -43,14 +43,10 @@ def solve_plan(
 
 _IMPROVE_FROM = 30
 """The branch and bound for keeping more of the table may spend 0.6 * (table tiles - this)^2
-steps on a position with jokers: nothing on tables of 30 tiles or fewer, where the search order
-alone moved as few tiles as 1,000 steps of it (small, mid and mid_r24 positions), about 1,000
-on a large table of 70. Measured on the large positions: moved tiles median 9 without it, 7-8
-with 1,000 steps (+1 ms). Not on joker-free positions (since session 5): there it was about half
-the fast mode's time on a large table (CPU time, median of 37 large joker-free positions, first
-solves: 3.10 ms with it, 1.58 ms without, the peer 16.9 ms), for 9.68 -> 7.27 tiles moved on
-average; the exact tie-break (the default of the command line and the web app) finds the least
-either way and skips this search."""
+steps on a position with jokers: nothing on tables of 30 tiles or fewer, about 1,000 on a large
+table of 70; none on joker-free positions, nor when the exact tie-break follows (it finds the
+least either way). Why these numbers: referee/SOLVER.md, "Tie-break" and "Methods measured and
+dropped"."""
 
 
 def _improve_budget(prog: Programme) -> int:
@@ -63,14 +59,8 @@ def _improve_budget(prog: Programme) -> int:
 
 _NEED_FIRST_FROM, _NEED_FIRST_BELOW = 16, 64
 """Positions with jokers of this many tiles (table tiles, usable rack tiles and rack jokers) get
-the joker needs before the first plan. Measured against the first plan first, median over the
-benchmark positions with jokers: small (23-26 tiles) 0.76 against 0.92 ms, mid (43-47) 1.56
-against 1.86, mid_r24 (52-57) 3.2 against 3.6; large ones (76-94) slower, 2.8 against 2.4 (the
-table costs about a millisecond there and the first plan usually lays every usable tile), and
-the crafted ones of 4-12 tiles too, 0.24-0.27 ms against 0.13-0.16 (there the table is most of
-the work). With three or four jokers (XP, 82 random positions with 3-4 jokers, 4-18 table
-sets): median 1.9 ms against 3.4 for the former way (first plan, then up to 1,000 steps a joker
-over two without the table), worst 11 against 14."""
+the joker needs before the first plan; smaller and larger ones the first plan first (measured:
+referee/SOLVER.md, "Joker needs first")."""
 
 _RELAXED_BUDGET = 20000
 """Steps the depth-first passes against the relaxed bound may take in all (joker-free
