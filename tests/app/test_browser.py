@@ -170,6 +170,7 @@ def test_typed_flows_in_the_browser(browser, label_server: str) -> None:  # noqa
 
 
 @pytest.mark.model
+@pytest.mark.slow
 def test_real_model_through_the_camera_button(playwright, tmp_path: Path, photo: Path) -> None:  # noqa: ANN001
     """``python app.py`` with the shipped model: a real photo gives an overlay and a verdict."""
     require_model()
@@ -188,6 +189,7 @@ def test_real_model_through_the_camera_button(playwright, tmp_path: Path, photo:
         stop_server(server)
 
 
+@pytest.mark.slow
 def test_https_gives_live_mode_on_a_lan_name(playwright, tmp_path: Path, video: Path) -> None:  # noqa: ANN001
     """``python app.py --https``: a self-signed certificate, and the page is a secure context on a
     name that is not localhost (as on a phone), so live camera mode is offered."""

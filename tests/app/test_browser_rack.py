@@ -15,7 +15,6 @@ from webapp.runtime import Settings
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.realdata,
     NEEDS_CHROMIUM,
 ]
 

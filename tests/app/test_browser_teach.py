@@ -54,6 +54,7 @@ def server(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
         yield url
 
 
+@pytest.mark.slow
 def test_teach_my_tiles_then_read_with_them(server: str, photos: tuple[Path, Path]) -> None:
     teach_photo, table_photo = photos
     with sync_api.sync_playwright() as p:

@@ -12,6 +12,8 @@ import app as app_module
 from tests.app.conftest import require_model
 from webapp.runtime import Settings
 
+pytestmark = pytest.mark.model  # the app with the shipped models follows the game
+
 
 @pytest.fixture(scope="module")
 def game(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
@@ -30,6 +32,7 @@ def referee_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestCli
         yield c
 
 
+@pytest.mark.slow
 def test_a_game_frame_by_frame(referee_client: TestClient, game: tuple[Path, dict]) -> None:
     out, truth = game
     c = referee_client

@@ -43,6 +43,7 @@ def test_table_photo_reading_contract(model_client: TestClient) -> None:
     assert reading["verdict"]["summary"] and reading["timing_ms"]["total"] > 0
 
 
+@pytest.mark.slow
 def test_every_real_test_photo_is_answered(model_client: TestClient) -> None:
     photos = sample_photos()
     assert len(photos) == 6  # a loop over nothing would check nothing

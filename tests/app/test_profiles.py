@@ -58,6 +58,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClien
 
 
 @pytest.mark.model
+@pytest.mark.slow
 def test_teach_list_read_add_delete(served: tuple[TestClient, Path], layouts: tuple[bytes, bytes, list]) -> None:
     client, db = served
     first, second, rows = layouts

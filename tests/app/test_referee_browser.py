@@ -19,6 +19,7 @@ from webapp.runtime import Settings
 
 pytestmark = [
     pytest.mark.browser,
+    pytest.mark.model,
     NEEDS_CHROMIUM,
 ]
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
@@ -49,6 +50,7 @@ def game_video(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     return video, truth
 
 
+@pytest.mark.slow
 def test_referee_screen_follows_a_game_from_the_camera(game_video: tuple[Path, dict], tmp_path: Path) -> None:
     require_model()
     video, truth = game_video

@@ -90,6 +90,7 @@ def _post_photo(url: str, data: bytes, name: str) -> int:
     return r.status_code
 
 
+@pytest.mark.slow
 def test_twenty_concurrent_uploads_are_all_answered(tmp_path: Path) -> None:
     """20 photos at once against a real uvicorn on 127.0.0.1; meanwhile the server stays responsive.
 

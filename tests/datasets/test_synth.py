@@ -34,6 +34,7 @@ def test_same_seed_same_image_and_record() -> None:
     assert a_rec == b_rec
 
 
+@pytest.mark.slow
 def test_different_index_split_or_seed_gives_a_different_scene() -> None:
     base, _ = synth.render_scene(synth.image_seed(3, "train", 5), SIZE)
     for rng in (synth.image_seed(3, "train", 6), synth.image_seed(3, "val", 5), synth.image_seed(4, "train", 5)):

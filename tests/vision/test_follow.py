@@ -50,6 +50,8 @@ def test_rendered_game_has_ground_truth(short_game: tuple[Path, dict]) -> None:
     assert img.shape == (540, 720, 3)
 
 
+@pytest.mark.model
+@pytest.mark.slow
 @needs_model
 def test_short_game_end_to_end_from_the_command_line(short_game: tuple[Path, dict], tmp_path: Path) -> None:
     out, game = short_game
@@ -82,6 +84,7 @@ def test_short_game_end_to_end_from_the_command_line(short_game: tuple[Path, dic
     assert len(history) >= 6 and all((tmp_path / "hist" / h["photo"]).exists() for h in history)
 
 
+@pytest.mark.model
 @needs_model
 def test_hand_shadow_and_light_make_no_turn(short_game: tuple[Path, dict]) -> None:
     """A still table, then an arm resting over it, a shadow and a dimmer lamp: no turn."""

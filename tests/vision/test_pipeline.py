@@ -81,6 +81,7 @@ def test_read_cli_bad_photo(tmp_path: Path) -> None:
     assert "bad.jpg" in out.stderr and "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_rendered_scenes_read(reader) -> None:
     """Scenes rendered by datasets.synth from test-split seeds (never trained on): tiles found and read."""
     from datasets.synth import image_seed, render_scene
