@@ -50,7 +50,7 @@ import cv2
 import numpy as np
 
 from datasets import fonts
-from datasets.render_scene import Camera, look_at
+from datasets.render_scene import look_at
 from datasets.render_textures import lerp_colours, value_noise
 from datasets.render_tiles import hershey_mask, ink_crop, jitter_colour, paint, text_mask
 from referee.tiles import JOKER, Colour, Tile
