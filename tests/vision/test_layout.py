@@ -110,6 +110,34 @@ def test_up_vectors_keep_a_scattered_pile_apart() -> None:
     assert layout.loose == (0, 1)
 
 
+@pytest.mark.parametrize("angle", [0, 25, 90, 200])
+def test_a_tile_whose_up_was_misread_stays_in_its_row(angle: float) -> None:
+    # Small or worn digits: the reader turns a tile's up a quarter turn. Its neighbours agree on
+    # the common up, so the tile stays in its set (it used to split the row in two), and rows
+    # stacked close stay apart.
+    s = Scene()
+    top = s.add_set(0, 0, 5, gap=0.03)
+    bottom = s.add_set(0.2, 1.4 + 0.12, 4, gap=0.03)
+    other = s.add_set(7.0, 0, 3, gap=0.03)
+    boxes, up = s.view(angle_deg=angle)
+    for i in (top[2], bottom[1]):
+        up[i] = (-up[i, 1], up[i, 0])
+    layout = group_sets(boxes, up)
+    assert _as_sets(layout) == {frozenset(top), frozenset(bottom), frozenset(other)}
+
+
+def test_strewn_tiles_keep_their_own_up() -> None:
+    # Tiles lying every which way agree on no common up: each tile's own up still keeps a tile
+    # from pairing with the one above it.
+    s = Scene()
+    for k, a in enumerate((0.0, math.pi / 2, 0.0, math.pi / 2, 0.9, 2.1)):
+        s.add_loose(2.5 * (k % 3), 3.0 * (k // 3), angle=a)
+    s.add_loose(0.0, 1.45, angle=0.0)  # right under the first, the same way up
+    boxes, up = s.view(angle_deg=10)
+    layout = group_sets(boxes, up)
+    assert layout.sets == ()
+
+
 def test_spatial_order_follows_the_tiles_up_direction() -> None:
     s = Scene()
     members = s.add_set(0, 0, 4, gap=0.02)
