@@ -71,6 +71,27 @@ def test_several_sets_in_one_row_split_at_the_wider_gap() -> None:
     assert _as_sets(layout) == {frozenset(a), frozenset(b), frozenset(c)}
 
 
+@pytest.mark.parametrize("angle", [0, 20, 90, 215])
+def test_a_gap_the_geometry_cannot_judge_is_offered_as_a_join(angle: float) -> None:
+    # Loosely laid tiles (a quarter tile apart) and one gap half a tile: wider than a set's own
+    # gaps may be, not clearly wider than this line's: two sets, and the pair of ends across it.
+    s = Scene()
+    left = s.add_set(0, 0, 4, gap=0.25)
+    right = s.add_set(3.75 + 1.52, 0, 4, gap=0.25)
+    far = s.add_set(3.75 + 1.52 + 3.75 + 2.5, 0, 3, gap=0.25)  # a full tile and a half away: no join
+    boxes, up = s.view(angle_deg=angle)
+    layout = group_sets(boxes, up)
+    assert _as_sets(layout) == {frozenset(left), frozenset(right), frozenset(far)}
+    assert {frozenset(p) for p in layout.joins} == {frozenset((left[-1], right[0]))}
+    # Tiles laid tight: the same gap is clearly a gap between sets, nothing to ask.
+    t = Scene()
+    a = t.add_set(0, 0, 4, gap=0.02)
+    b = t.add_set(3.06 + 1.52, 0, 4, gap=0.02)
+    boxes, up = t.view(angle_deg=angle)
+    layout = group_sets(boxes, up)
+    assert _as_sets(layout) == {frozenset(a), frozenset(b)} and layout.joins == ()
+
+
 def test_change_of_direction_starts_a_new_set() -> None:
     s = Scene()
     row = s.add_set(0, 0, 3, gap=0.02)
