@@ -20,7 +20,9 @@ How tiles become sets (see :func:`group_sets`):
    ``MAX_BEND_DEG``, and no cycle is closed. So a row holds its tiles, a change of row or of
    direction ends a chain, and nothing depends on the photo's rotation.
 4. **Gaps.** A chain is cut where one spacing is clearly wider than the chain's own spacing
-   (a wider gap between two sets in one row).
+   (a wider gap between two sets in one row). Two lines in line across a gap that is neither
+   (wider than a set's gaps may be, not clearly wider than the lines' own) are offered as
+   :attr:`Layout.joins`: the readings decide (:mod:`vision.decode`).
 5. **Racks, only where one is seen.** Geometry alone cannot tell a rack from flat tiles: tiles
    lying in rows photographed from above look exactly like tiles standing on a rack photographed
    from the front (that mistake took 9 and 10 of 30 floor tiles for a rack). So geometry only

@@ -245,9 +245,12 @@ def _read_layout(det: Any, image: np.ndarray) -> tuple[Layout, np.ndarray]:
     return Layout(tuple(s.indices for s in reading.sets), reading.loose, reading.rack_rows), boxes
 
 
-def evaluate_rendered(count: int = 60, seed: int = 0, axes: bool = False) -> LayoutReport:
+def evaluate_rendered(count: int = 60, seed: int = 0, axes: bool = False, reader: Any = None,
+                      read_report: LayoutReport | None = None) -> LayoutReport:
     """Score the layout on scenes rendered by ``datasets.synth`` (exact set and rack membership;
-    about 0.7 s a scene). Kinds are the scene kinds: table, scatter, rack, mixed."""
+    about 0.7 s a scene). Kinds are the scene kinds: table, scatter, rack, mixed. With ``reader``
+    (a :class:`vision.pipeline.TableReader`) the layout is of its detections (matched to the
+    labelled tiles by IoU >= 0.5), and ``read_report`` (when given) gets the sets as read."""
     from datasets.synth import render_scene
 
     report = LayoutReport()
@@ -269,6 +272,18 @@ def evaluate_rendered(count: int = 60, seed: int = 0, axes: bool = False) -> Lay
         if axes:
             a = np.radians([t["up_deg"] for t in tiles])
             up = np.stack([np.sin(a), -np.cos(a)], axis=1)
+        if reader is not None:
+            det = reader.detect(image)
+            found = det.boxes_xyxy.astype(np.float64)
+            to_truth = matched_truth(found, boxes)
+            layout = group_sets(found, det.up_xy, image_bgr=image)
+            rack = group_sets(found, det.up_xy, mode="rack") if rows and not sets else None
+            report.add(record["scene"], f"rendered {k}", score_layout(label, layout, to_truth, rack))
+            if read_report is not None:
+                read_layout, read_boxes = _read_layout(det, image)
+                read_report.add(record["scene"], f"rendered {k}",
+                                score_layout(label, read_layout, matched_truth(read_boxes, boxes)))
+            continue
         t0 = time.perf_counter()
         layout = group_sets(boxes, up, image_bgr=image)
         report.times_ms.append((time.perf_counter() - t0) * 1000)
@@ -367,7 +382,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--axes", action="store_true", help="with label boxes, also give each tile's axis as the up vector")
     parser.add_argument("--labels", type=Path, default=LABELS_PATH)
     parser.add_argument("--rendered", type=int, default=0, metavar="N",
-                        help="also score N scenes rendered by datasets.synth (about 0.7 s each)")
+                        help="also score N scenes rendered by datasets.synth (about 0.7 s each; with --model "
+                             "also the models' detections and the sets as read)")
     parser.add_argument("--rack-order", type=Path, metavar="DIR",
                         help="also score the reading order of racks on scenes rendered into DIR by datasets.synth")
     parser.add_argument("--failures", action="store_true", help="list every photo with a missed or extra set")
@@ -400,6 +416,16 @@ def main(argv: list[str] | None = None) -> int:
             results[title] = report.totals()
             if not args.json:
                 _print(report, f"{title} ({args.rendered}):", args.failures)
+        if args.model is not None:
+            from vision.pipeline import TableReader, load_reader
+
+            reader = TableReader(Path(args.model)) if args.model else load_reader()
+            read = LayoutReport()
+            report = evaluate_rendered(args.rendered, reader=reader, read_report=read)
+            for title, rep in (("rendered scenes, model boxes", report), ("rendered scenes, model boxes, read", read)):
+                results[title] = rep.totals()
+                if not args.json:
+                    _print(rep, f"{title} ({args.rendered}):", args.failures)
     if args.rack_order:
         for source in ("truth", "truth-no-up") + (("model",) if args.model is not None else ()):
             try:
