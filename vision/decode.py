@@ -3,7 +3,11 @@
 :func:`build_reading` takes the detections of one photo (boxes, reading probabilities over the 53
 codes, up vectors) and
 
-1. groups the tiles into sets, loose tiles and rack rows (:func:`vision.layout.group_sets`);
+1. groups the tiles into sets, loose tiles and rack rows (:func:`vision.layout.group_sets`); two
+   sets in line across a gap the layout cannot judge (:attr:`~vision.layout.Layout.joins`) are
+   joined when together they read as one legal set; a line that no plausible reading makes one
+   legal set, but that splits into legal sets of at least ``MIN_PART`` tiles, is cut there (sets
+   pushed together leave no gap to see);
 2. **decodes with the rules.** Each tile keeps its likely readings (the reader's top
    ``TOP_K`` above ``CANDIDATE_FLOOR``). A tile read with probability ``CONFIDENT`` or more is
    fixed: nothing overrules it. For every set, the combinations of its tiles' likely readings are
@@ -38,7 +42,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -57,6 +61,7 @@ __all__ = [
     "TOP_K",
     "MIN_RATIO",
     "MAX_COMBINATIONS",
+    "MIN_PART",
 ]
 
 CONFIDENT = 0.9
@@ -75,6 +80,8 @@ MAX_OPTIONS = 12
 """Options per set kept for enforcing the tile counts."""
 ALTERNATIVES_SHOWN = 3
 """Readings listed per tile (the reader's own first)."""
+MIN_PART = 3
+"""Fewest tiles of each part when a line of touching tiles is cut into the legal sets it holds."""
 _SHOWN_FLOOR = 0.01
 _TILES: tuple[Tile, ...] = tuple(Tile.from_index(i) for i in range(N_CODES))  # index -> Tile, built once
 _FLIP_DOT = -0.5  # up vectors this opposed (cos 120 deg) point "the other way"
@@ -169,6 +176,7 @@ def build_reading(
     for i in flipped + upright:
         probs[i] = _swap_six_nine(probs[i])
     candidates = [_candidates(row) for row in probs]
+    layout = _split_touching_sets(_join_across_gaps(layout, candidates), candidates)
 
     in_set = set(i for s in layout.sets for i in s)
     units = [_set_unit(tuple(s), candidates) for s in layout.sets]
@@ -440,6 +448,87 @@ def _set_unit(indices: tuple[int, ...], candidates: list[list[tuple[int, float]]
         if best:
             unit.current, unit.reason = best, "set"
     return unit
+
+
+def _join_across_gaps(layout: Layout, candidates: list[list[tuple[int, float]]]) -> Layout:
+    """Join two sets in line across a gap the layout could not judge (:attr:`Layout.joins`: as wide
+    as a set's own gaps seen at an angle, or as the gap between two sets laid loosely) when
+    together they read as one legal set under a plausible reading."""
+    if not layout.joins:
+        return layout
+    groups: dict[int, list[int]] = {k: list(s) for k, s in enumerate(layout.sets)}
+    owner = {i: k for k, s in enumerate(layout.sets) for i in s}
+    for i, j in layout.joins:
+        a, b = owner.get(i), owner.get(j)
+        if a is None or b is None or a == b:
+            continue
+        first, second = groups[a], groups[b]
+        if first.index(i) < len(first) / 2:
+            first = first[::-1]  # i ends the first set
+        if second.index(j) > len(second) / 2:
+            second = second[::-1]  # j starts the second
+        joined = first + second
+        if not _set_unit(tuple(joined), candidates).chosen.valid:
+            continue
+        keep, gone = min(a, b), max(a, b)
+        groups[keep] = joined
+        del groups[gone]
+        for t in joined:
+            owner[t] = keep
+    if len(groups) == len(layout.sets):
+        return layout
+    axes = layout.set_axes_xy
+    kept = sorted(groups)
+    return replace(layout, sets=tuple(tuple(groups[k]) for k in kept),
+                   set_axes_xy=tuple(axes[k] if k < len(axes) else (1.0, 0.0) for k in kept))
+
+
+def _split_touching_sets(layout: Layout, candidates: list[list[tuple[int, float]]]) -> Layout:
+    """Cut lines of tiles that hold two or more sets pushed together (no gap for the layout to see).
+
+    A line is cut only when no plausible reading makes it one legal set and it splits, where its
+    tiles touch, into consecutive parts of at least ``MIN_PART`` tiles each legal under a plausible
+    reading (the split of the most probable readings when several do). A line read wrongly is
+    rarely cut: a misread tile spoils the part it falls in as much as the whole line.
+    """
+    sets: list[tuple[int, ...]] = []
+    axes: list[tuple[float, float]] = []
+    changed = False
+    for k, members in enumerate(layout.sets):
+        axis = layout.set_axes_xy[k] if k < len(layout.set_axes_xy) else (1.0, 0.0)
+        parts = _legal_parts(tuple(members), candidates) if len(members) >= 2 * MIN_PART else None
+        if parts is None:
+            sets.append(tuple(members))
+            axes.append(axis)
+            continue
+        changed = True
+        sets.extend(parts)
+        axes.extend([axis] * len(parts))
+    return replace(layout, sets=tuple(sets), set_axes_xy=tuple(axes)) if changed else layout
+
+
+def _legal_parts(members: tuple[int, ...], candidates: list[list[tuple[int, float]]]) -> list[tuple[int, ...]] | None:
+    """The split of an illegal line into legal consecutive parts (see :func:`_split_touching_sets`),
+    or None when the whole line reads legal or no such split exists."""
+    if _set_unit(members, candidates).chosen.valid:
+        return None
+    n = len(members)
+    # best[end]: (log-probability, parts) of the most probable split of members[:end] into legal parts.
+    best: list[tuple[float, list[tuple[int, ...]]] | None] = [None] * (n + 1)
+    best[0] = (0.0, [])
+    for end in range(MIN_PART, n + 1):
+        for start in range(0, end - MIN_PART + 1):
+            head = best[start]
+            if head is None:
+                continue
+            unit = _set_unit(members[start:end], candidates)
+            if not unit.chosen.valid:
+                continue
+            score = head[0] + unit.chosen.logp
+            if best[end] is None or score > best[end][0]:  # type: ignore[index]
+                best[end] = (score, head[1] + [members[start:end]])
+    whole = best[n]
+    return whole[1] if whole is not None and len(whole[1]) >= 2 else None
 
 
 def _limit_combinations(cands: list[list[tuple[int, float]]]) -> None:

@@ -98,6 +98,58 @@ def test_confident_illegal_set_stays_illegal() -> None:
     assert reading.doubts == ()
 
 
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("R1 R2 R3 K7 B7 O7", ["R1 R2 R3", "K7 B7 O7"]),
+        ("B4 B5 B6 B7 R9 K9 O9 O1 O2 O3", ["B4 B5 B6 B7", "R9 K9 O9", "O1 O2 O3"]),
+        ("K7 B7 O7 R7 K8 K9 K10", ["K7 B7 O7 R7", "K8 K9 K10"]),
+    ],
+)
+def test_sets_pushed_together_in_one_line_are_cut_where_the_rules_say(line: str, expected: list[str]) -> None:
+    # No gap between the sets: the layout sees one line of touching tiles, the readings see sets.
+    scene = Scene()
+    scene.add_set(0, 0, len(line.split()), gap=0.01, tiles=parse_tiles(line))
+    reading = _read(scene, angle=15.0)
+    assert _codes(reading) == expected
+    assert all(s.valid for s in reading.sets)
+    assert sorted(i for s in reading.sets for i in s.indices) == list(range(len(scene.tiles)))
+
+
+@pytest.mark.parametrize("line", ["R1 R2 R3 R4 R5 R6", "K10 K11 K12 K13 B10 B11"])
+def test_a_line_is_not_cut_when_it_reads_as_one_set_or_has_no_legal_split(line: str) -> None:
+    scene = Scene()
+    scene.add_set(0, 0, len(line.split()), gap=0.01, tiles=parse_tiles(line))
+    assert _codes(_read(scene)) == [line]
+
+
+def test_a_misread_tile_does_not_cut_its_set() -> None:
+    # R6 read, surely, as B6: the run is illegal, and cutting it would not make both parts legal.
+    scene = Scene()
+    scene.add_set(0, 0, 6, gap=0.01, tiles=parse_tiles("R3 R4 R5 R6 R7 R8"))
+    i = _index_of(scene, "R6")
+    reading = _read(scene, {i: {"B6": CONFIDENT + 0.05, "R6": 0.95 - CONFIDENT}})
+    assert _codes(reading) == ["R3 R4 R5 B6 R7 R8"]
+    assert not reading.sets[0].valid
+
+
+@pytest.mark.parametrize(
+    ("left", "right", "expected"),
+    [
+        ("R1 R2 R3 R4", "R5 R6 R7 R8", ["R1 R2 R3 R4 R5 R6 R7 R8"]),  # one run across the gap
+        ("K7 B7", "O7 R7", ["K7 B7 O7 R7"]),  # two halves of a group
+        ("R1 R2 R3 R4", "K9 B9 O9 R9", ["R1 R2 R3 R4", "K9 B9 O9 R9"]),  # two sets laid loosely
+    ],
+)
+def test_a_gap_the_layout_cannot_judge_is_decided_by_the_readings(left: str, right: str, expected: list[str]) -> None:
+    scene = Scene()
+    a = scene.add_set(0, 0, len(left.split()), gap=0.25, tiles=parse_tiles(left))
+    scene.add_set(scene.centres[a[-1]][0] + 1.52, 0, len(right.split()), gap=0.25, tiles=parse_tiles(right))
+    reading = _read(scene, angle=25.0, with_up=True)
+    assert _codes(reading) == expected
+    assert all(s.valid for s in reading.sets)
+
+
 def test_implausible_correction_is_not_made() -> None:
     # Two tiles would both have to be the reader's weak third choice: the set is reported illegal.
     scene = table_scene("K3 K4 K5")

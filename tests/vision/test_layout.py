@@ -71,6 +71,27 @@ def test_several_sets_in_one_row_split_at_the_wider_gap() -> None:
     assert _as_sets(layout) == {frozenset(a), frozenset(b), frozenset(c)}
 
 
+@pytest.mark.parametrize("angle", [0, 20, 90, 215])
+def test_a_gap_the_geometry_cannot_judge_is_offered_as_a_join(angle: float) -> None:
+    # Loosely laid tiles (a quarter tile apart) and one gap half a tile: wider than a set's own
+    # gaps may be, not clearly wider than this line's: two sets, and the pair of ends across it.
+    s = Scene()
+    left = s.add_set(0, 0, 4, gap=0.25)
+    right = s.add_set(3.75 + 1.52, 0, 4, gap=0.25)
+    far = s.add_set(3.75 + 1.52 + 3.75 + 2.5, 0, 3, gap=0.25)  # a full tile and a half away: no join
+    boxes, up = s.view(angle_deg=angle)
+    layout = group_sets(boxes, up)
+    assert _as_sets(layout) == {frozenset(left), frozenset(right), frozenset(far)}
+    assert {frozenset(p) for p in layout.joins} == {frozenset((left[-1], right[0]))}
+    # Tiles laid tight: the same gap is clearly a gap between sets, nothing to ask.
+    t = Scene()
+    a = t.add_set(0, 0, 4, gap=0.02)
+    b = t.add_set(3.06 + 1.52, 0, 4, gap=0.02)
+    boxes, up = t.view(angle_deg=angle)
+    layout = group_sets(boxes, up)
+    assert _as_sets(layout) == {frozenset(a), frozenset(b)} and layout.joins == ()
+
+
 def test_change_of_direction_starts_a_new_set() -> None:
     s = Scene()
     row = s.add_set(0, 0, 3, gap=0.02)
@@ -108,6 +129,34 @@ def test_up_vectors_keep_a_scattered_pile_apart() -> None:
     layout = group_sets(boxes, up)
     assert layout.sets == ()
     assert layout.loose == (0, 1)
+
+
+@pytest.mark.parametrize("angle", [0, 25, 90, 200])
+def test_a_tile_whose_up_was_misread_stays_in_its_row(angle: float) -> None:
+    # Small or worn digits: the reader turns a tile's up a quarter turn. Its neighbours agree on
+    # the common up, so the tile stays in its set (it used to split the row in two), and rows
+    # stacked close stay apart.
+    s = Scene()
+    top = s.add_set(0, 0, 5, gap=0.03)
+    bottom = s.add_set(0.2, 1.4 + 0.12, 4, gap=0.03)
+    other = s.add_set(7.0, 0, 3, gap=0.03)
+    boxes, up = s.view(angle_deg=angle)
+    for i in (top[2], bottom[1]):
+        up[i] = (-up[i, 1], up[i, 0])
+    layout = group_sets(boxes, up)
+    assert _as_sets(layout) == {frozenset(top), frozenset(bottom), frozenset(other)}
+
+
+def test_strewn_tiles_keep_their_own_up() -> None:
+    # Tiles lying every which way agree on no common up: each tile's own up still keeps a tile
+    # from pairing with the one above it.
+    s = Scene()
+    for k, a in enumerate((0.0, math.pi / 2, 0.0, math.pi / 2, 0.9, 2.1)):
+        s.add_loose(2.5 * (k % 3), 3.0 * (k // 3), angle=a)
+    s.add_loose(0.0, 1.45, angle=0.0)  # right under the first, the same way up
+    boxes, up = s.view(angle_deg=10)
+    layout = group_sets(boxes, up)
+    assert layout.sets == ()
 
 
 def test_spatial_order_follows_the_tiles_up_direction() -> None:

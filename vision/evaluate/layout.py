@@ -8,7 +8,9 @@ Boxes come from
   with ``--axes`` each tile's long axis (from its outline) is passed as the up vector, which is what
   a reader that knows each tile's orientation gives;
 * the shipped models (``--source model``): detected boxes and the reader's up vectors; a
-  labelled tile is found when a detection overlaps it with IoU >= 0.5.
+  labelled tile is found when a detection overlaps it with IoU >= 0.5. With ``--model`` the same
+  detections are also scored "read": the sets of :func:`vision.decode.build_reading`, as the page
+  shows them (the layout's lines, cut where the readings show sets pushed together).
 
 Reported per kind of photo (table: sets laid on a table; pile: a handful of tiles pushed
 together; spread: tiles strewn face up; rack; single) and in total:
@@ -183,8 +185,11 @@ def evaluate(
     axes: bool = False,
     labels_path: Path = LABELS_PATH,
     models_dir: Path | None = None,
+    read_report: LayoutReport | None = None,
 ) -> LayoutReport:
-    """Score the layout on every labelled photo of ``splits`` (see the module doc)."""
+    """Score the layout on every labelled photo of ``splits`` (see the module doc). With the
+    models' boxes, ``read_report`` (when given) gets the scores of the sets as read
+    (:func:`vision.decode.build_reading`) from the same detections."""
     from datasets.real import load_split
 
     if source not in ("truth", "model"):
@@ -220,14 +225,32 @@ def evaluate(
                 layout = group_sets(det.boxes_xyxy, det.up_xy, image_bgr=image)
                 report.times_ms.append((time.perf_counter() - t0) * 1000)
                 rack = group_sets(det.boxes_xyxy, det.up_xy, mode="rack") if label["rack"] else None
-                score = score_layout(label, layout, matched_truth(det.boxes_xyxy.astype(np.float64), truth_boxes), rack)
+                to_truth = matched_truth(det.boxes_xyxy.astype(np.float64), truth_boxes)
+                score = score_layout(label, layout, to_truth, rack)
+                if read_report is not None:
+                    read_layout, read_boxes = _read_layout(det, image)
+                    read_report.add(label["kind"], photo.image_path.name,
+                                    score_layout(label, read_layout, matched_truth(read_boxes, truth_boxes)))
             report.add(label["kind"], photo.image_path.name, score)
     return report
 
 
-def evaluate_rendered(count: int = 60, seed: int = 0, axes: bool = False) -> LayoutReport:
+def _read_layout(det: Any, image: np.ndarray) -> tuple[Layout, np.ndarray]:
+    """The sets, loose tiles and rack rows of :func:`vision.decode.build_reading` as a Layout, and
+    the boxes its indices refer to (a rack's bar is left out of the reading's tiles)."""
+    from vision.decode import build_reading
+
+    reading = build_reading((image.shape[1], image.shape[0]), det, image_bgr=image)
+    boxes = np.array([t.box_xyxy for t in reading.tiles], dtype=np.float64).reshape(-1, 4)
+    return Layout(tuple(s.indices for s in reading.sets), reading.loose, reading.rack_rows), boxes
+
+
+def evaluate_rendered(count: int = 60, seed: int = 0, axes: bool = False, reader: Any = None,
+                      read_report: LayoutReport | None = None) -> LayoutReport:
     """Score the layout on scenes rendered by ``datasets.synth`` (exact set and rack membership;
-    about 0.7 s a scene). Kinds are the scene kinds: table, scatter, rack, mixed."""
+    about 0.7 s a scene). Kinds are the scene kinds: table, scatter, rack, mixed. With ``reader``
+    (a :class:`vision.pipeline.TableReader`) the layout is of its detections (matched to the
+    labelled tiles by IoU >= 0.5), and ``read_report`` (when given) gets the sets as read."""
     from datasets.synth import render_scene
 
     report = LayoutReport()
@@ -249,6 +272,18 @@ def evaluate_rendered(count: int = 60, seed: int = 0, axes: bool = False) -> Lay
         if axes:
             a = np.radians([t["up_deg"] for t in tiles])
             up = np.stack([np.sin(a), -np.cos(a)], axis=1)
+        if reader is not None:
+            det = reader.detect(image)
+            found = det.boxes_xyxy.astype(np.float64)
+            to_truth = matched_truth(found, boxes)
+            layout = group_sets(found, det.up_xy, image_bgr=image)
+            rack = group_sets(found, det.up_xy, mode="rack") if rows and not sets else None
+            report.add(record["scene"], f"rendered {k}", score_layout(label, layout, to_truth, rack))
+            if read_report is not None:
+                read_layout, read_boxes = _read_layout(det, image)
+                read_report.add(record["scene"], f"rendered {k}",
+                                score_layout(label, read_layout, matched_truth(read_boxes, boxes)))
+            continue
         t0 = time.perf_counter()
         layout = group_sets(boxes, up, image_bgr=image)
         report.times_ms.append((time.perf_counter() - t0) * 1000)
@@ -347,7 +382,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--axes", action="store_true", help="with label boxes, also give each tile's axis as the up vector")
     parser.add_argument("--labels", type=Path, default=LABELS_PATH)
     parser.add_argument("--rendered", type=int, default=0, metavar="N",
-                        help="also score N scenes rendered by datasets.synth (about 0.7 s each)")
+                        help="also score N scenes rendered by datasets.synth (about 0.7 s each; with --model "
+                             "also the models' detections and the sets as read)")
     parser.add_argument("--rack-order", type=Path, metavar="DIR",
                         help="also score the reading order of racks on scenes rendered into DIR by datasets.synth")
     parser.add_argument("--failures", action="store_true", help="list every photo with a missed or extra set")
@@ -361,20 +397,35 @@ def main(argv: list[str] | None = None) -> int:
     if args.model is not None:
         runs.append(("model boxes", "model", False))
     for title, source, axes in runs:
+        read = LayoutReport() if source == "model" else None
         try:
-            report = evaluate(args.splits, source, axes, args.labels, Path(args.model) if args.model else None)
+            report = evaluate(args.splits, source, axes, args.labels, Path(args.model) if args.model else None, read)
         except FileNotFoundError as exc:  # models or data missing: say which
             print(f"error: {exc}", file=sys.stderr)
             return 3
         results[title] = report.totals()
         if not args.json:
             _print(report, f"{title} ({', '.join(args.splits)}):", args.failures)
+        if read is not None:
+            results["model boxes, read"] = read.totals()
+            if not args.json:
+                _print(read, f"model boxes, read: the sets as the page shows them ({', '.join(args.splits)}):", args.failures)
     if args.rendered:
         for title, axes in [("rendered scenes", False)] + ([("rendered scenes + tile axes", True)] if args.axes else []):
             report = evaluate_rendered(args.rendered, axes=axes)
             results[title] = report.totals()
             if not args.json:
                 _print(report, f"{title} ({args.rendered}):", args.failures)
+        if args.model is not None:
+            from vision.pipeline import TableReader, load_reader
+
+            reader = TableReader(Path(args.model)) if args.model else load_reader()
+            read = LayoutReport()
+            report = evaluate_rendered(args.rendered, reader=reader, read_report=read)
+            for title, rep in (("rendered scenes, model boxes", report), ("rendered scenes, model boxes, read", read)):
+                results[title] = rep.totals()
+                if not args.json:
+                    _print(rep, f"{title} ({args.rendered}):", args.failures)
     if args.rack_order:
         for source in ("truth", "truth-no-up") + (("model",) if args.model is not None else ()):
             try:
