@@ -593,11 +593,11 @@ class Follower:
         grown = cv2.dilate(changed, np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
         n, _labels, stats, _c = cv2.connectedComponentsWithStats(grown)
         overlap = 2 * tile * fx  # a tile cut by one window's edge lies whole in the next
+        regions = [(max(0.0, x * fx), max(0.0, y * fx), min(float(w), (x + bw) * fx), min(float(h), (y + bh) * fx))
+                   for x, y, bw, bh in (stats[k, :4].tolist() for k in range(1, n))]
+        regions = _pack(regions, side)
         out: list[tuple[int, int, int, int]] = []
-        for k in range(1, n):
-            x, y, bw, bh = (int(v) for v in stats[k, :4])
-            x0, y0 = max(0.0, x * fx), max(0.0, y * fx)
-            x1, y1 = min(float(w), (x + bw) * fx), min(float(h), (y + bh) * fx)
+        for x0, y0, x1, y1 in regions:
             for a0, a1 in _spans(x0, x1, side, overlap, 0, w):
                 for b0, b1 in _spans(y0, y1, side, overlap, 0, h):
                     out.append((a0, b0, a1, b1))
@@ -1098,6 +1098,27 @@ def _cut_row(reading: Any, row: list[int]) -> list[list[int]]:
             out.append([])
         out[-1].append(row[k])
     return out
+
+
+def _pack(regions: list[tuple[float, float, float, float]], side: float) -> list[tuple[float, float, float, float]]:
+    """Regions (xyxy) merged while two of them fit together in one window of ``side`` pixels:
+    one detector run reads both."""
+    regions = list(regions)
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(regions)):
+            for j in range(i + 1, len(regions)):
+                a, b = regions[i], regions[j]
+                u = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                if u[2] - u[0] <= side and u[3] - u[1] <= side:
+                    regions[i] = u
+                    del regions[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return regions
 
 
 def _spans(lo: float, hi: float, side: int, overlap: float, start: int, end: int) -> list[tuple[int, int]]:
