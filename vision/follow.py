@@ -24,12 +24,29 @@ How a turn is found, frame by frame (choices measured on rendered games, see ``v
   off every tile (the face-down pool lost a tile): a *draw*. Regions on tiles: the table is read
   and the turn checked.
 
-Reading a rest: the two rest frames are read and their readings averaged tile by tile; tiles that
-lie where they lay at the last settled state, in a part of the picture that did not change, keep
-their settled identity (tiles only arrive from racks); face-down tiles (no ink on the face) are
-dropped; the readings are decoded with the rules (valid sets, at most two copies of a tile). A tile
-in a changed region read with less than ``--sure`` confidence is *unsure*: the turn is marked
-``check_by_hand`` and no violation resting on that tile is called.
+Reading a rest reads only what changed since the last settled state, so that the checked verdict
+follows the rest within a second or so on a 2-core laptop (``reading_s``; the step times are in
+``stats.rest_steps_ms``, the figures in ``vision/evaluate/follow.py``):
+
+- the detector runs only in windows over the changed regions (two tiles of margin; regions that
+  fit one window share it), each small enough that tiles stay ``window_tile_px`` detector pixels
+  high (one run per window); the whole frame only at the first rest or when more than
+  ``max_windows`` windows would be needed;
+- a box on a settled tile whose face did not change keeps its settled identity and is not read
+  again (tiles only arrive from racks); settled tiles the windows do not reach are carried over;
+- a new tile read faintly is read again in the other rest frame and the two readings averaged
+  (readings agreed across frames);
+- face-down tiles (no ink on the face) are dropped; the readings are decoded with the rules (valid
+  sets, at most two copies of a tile).
+
+A tile in a changed region read with less than ``--sure`` confidence is *unsure*: the turn is
+marked ``check_by_hand`` and no violation resting on that tile is called.
+
+What the camera cannot see: a draw is seen as a face-down tile leaving the pool, so the pool must
+lie in view. A tile drawn from a pool off camera changes nothing the camera sees: the follower
+cannot tell that turn from a player still thinking. Such a draw must be told
+(:meth:`Follower.drew`; the Referee screen's "drew from the pool" button), else the next change
+of the table is credited to the player who drew.
 
 Event ``kind`` values: ``game_start``, ``camera_moved``, ``timer_warning`` (ten seconds left),
 ``time_up``, ``table_restored`` (the table went back to how it was before a faulty turn: the
@@ -39,7 +56,8 @@ Each turn: ``number``, ``player``, ``kind`` (``play`` or ``draw``), ``start_s``,
 seconds), ``laid``, ``moved``, ``missing``, ``opening_points``, ``ok``, ``violations`` (the
 referee's ``code``, ``message``, ``tiles``), ``consequence`` (a sentence, or null), ``check_by_hand``,
 ``unsure`` (tile codes), ``table`` (notation), ``reading_s`` (seconds from the table coming to rest
-to the full reading).
+to the full, checked reading); a draw also ``told`` (true when a person told it with
+:meth:`Follower.drew`: a pool off camera).
 """
 
 from __future__ import annotations
@@ -320,6 +338,21 @@ class Follower:
         self.last_prev_t = t
         self.analyse_s += time.perf_counter() - t0
         self.analyse_cpu_s += time.process_time() - c0
+        for item in out:
+            if self.on_update is not None:
+                self.on_update(item)
+        return out
+
+    def drew(self, t: float) -> list[dict[str, Any]]:
+        """The next player drew a tile from a pool the camera does not see, as told by a person
+        (the Referee screen's "drew from the pool" button): a draw turn (``told``: true), the
+        photo of the last frame in the history. A draw from a pool in view is seen by itself.
+        Raises ValueError before the table was first seen at rest."""
+        if self.settled is None or self.prev_frame is None:
+            raise ValueError("the table has not been seen at rest yet: a draw can be told once the referee is watching")
+        t = max(float(t), self.last_t)
+        out = self._turn_draw(t, t, self.prev_frame, time.perf_counter())
+        out[0]["turn"]["told"] = True
         for item in out:
             if self.on_update is not None:
                 self.on_update(item)
@@ -955,7 +988,7 @@ class Follower:
         turn = self._new_turn(rest_t, t)
         table = format_table(self.settled.sets if self.settled else [])
         turn.update(kind="draw", laid=[], moved=[], missing=[], opening_points=None, ok=True, violations=[],
-                    consequence=None, check_by_hand=False, unsure=[], table=table,
+                    consequence=None, check_by_hand=False, unsure=[], table=table, told=False,
                     reading_s=round(t - rest_t + time.perf_counter() - t0, 2),
                     message=_("{player} drew a tile.").format(player=turn["player"]))
         self.turns.append(turn)
