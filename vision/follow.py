@@ -34,8 +34,8 @@ follows the rest within a second or so on a 2-core laptop (``reading_s``; the st
   ``max_windows`` windows would be needed;
 - a box on a settled tile whose face did not change keeps its settled identity and is not read
   again (tiles only arrive from racks); settled tiles the windows do not reach are carried over;
-- a new tile read faintly is read again in the other rest frame and the two readings averaged
-  (readings agreed across frames);
+- every tile read (not carried over) is read in both rest frames and the two readings averaged
+  (readings agreed across frames: two that disagree leave the tile unsure);
 - face-down tiles (no ink on the face) are dropped; the readings are decoded with the rules (valid
   sets, at most two copies of a tile).
 
@@ -284,6 +284,7 @@ class Follower:
         self._full_w = 1
         self._kept: dict[int, int] = {}
         self._unsure_idx: list[int] = []
+        self._fresh_rows: list[int] = []  # rows of the last detection that were read (not carried over)
         self._steps = _Steps()
         self._last_windows = 0
         self.rests: deque[dict[str, Any]] = deque(maxlen=2000)  # per rest: its outcome and step times (ms)
@@ -566,11 +567,11 @@ class Follower:
             known = settled_det[~faces]  # settled tiles whose face did not change: not read again
         det = self._detect(frames[-1], windows, known)
         self._steps.lap("detect")
-        faint = self._faint_new(det, settled_det)
-        if len(frames) > 1 and faint:
-            # Some tile that may be new is read faintly: read it in the other rest frame too and
-            # agree (the table is at rest: the same box holds the same tile).
-            det = self._second_look(det, faint, frames[-2])
+        if len(frames) > 1 and self._fresh_rows:
+            # The tiles read now (not settled and unchanged) are read in the other rest frame too
+            # and the readings agreed (the table is at rest: the same box holds the same tile). A
+            # tile read differently in the two frames ends faint, hence unsure: checked by hand.
+            det = self._second_look(det, self._fresh_rows, frames[-2])
             self._steps.lap("second_look")
         unsure_idx: list[int] = []
         kept: dict[int, int] = {}
@@ -665,24 +666,19 @@ class Follower:
         new = same < 0
         d = self.reader.read_boxes(frame, boxes[new], scores[new])
         d = d[~self._blank(frame, d)] if len(d) else d
-        if not (~new).any():
+        n_known = int((~new).sum())
+        self._fresh_rows = list(range(n_known, n_known + len(d)))  # rows read now (after the known ones)
+        if not n_known:
             return d
         rows = same[~new]
         return TileDetections(np.vstack([boxes[~new], d.boxes_xyxy]), np.concatenate([scores[~new], d.scores]),
                               np.vstack([known.probs[rows], d.probs]), np.vstack([known.up_xy[rows], d.up_xy]))
 
-    def _faint_new(self, det: Any, settled: Any) -> list[int]:
-        """Rows of ``det`` read with less than ``sure`` confidence that lie on no settled tile."""
-        faint = [i for i in range(len(det)) if float(det.probs[i].max()) < self.s.sure]
-        if not faint or settled is None or not len(settled):
-            return faint
-        iou = iou_matrix(det.boxes_xyxy[faint], settled.boxes_xyxy)
-        return [i for k, i in enumerate(faint) if iou[k].max() < 0.5]
-
     def _second_look(self, det: Any, rows: list[int], frame: np.ndarray) -> Any:
         """``det`` with the tiles of ``rows`` read again in ``frame`` (the other rest frame) and
         each reading averaged with the first: a tile read faintly once may read clearly in the
-        other frame (a reflection, noise), and an agreed reading is steadier than either."""
+        other frame (a reflection, noise), an agreed reading is steadier than either, and two
+        readings that disagree leave the tile faint (unsure) rather than guessed."""
         from vision.detections import TileDetections
 
         again = self.reader.read_boxes(frame, det.boxes_xyxy[rows], det.scores[rows])
