@@ -158,22 +158,44 @@ class TileModel:
         neighbouring quarter, which holds that tile whole."""
         h, w = image_bgr.shape[:2]
         cw, ch, origins = quarters(w, h, self.settings.quarters_overlap)
-        found_boxes, found_scores = [], []
-        for x0, y0 in origins:
-            boxes, scores, r = self._raw_boxes(image_bgr[y0:y0 + ch, x0:x0 + cw])
+        return self._window_boxes(image_bgr, [(x0, y0, x0 + cw, y0 + ch) for x0, y0 in origins])
+
+    def _window_boxes(self, image_bgr: np.ndarray, windows: list[tuple[int, int, int, int]]) -> tuple[np.ndarray, np.ndarray]:
+        """Boxes and scores (image pixels, before NMS) from one detector run per window (xyxy).
+        A box touching a window's edge inside the image may be a cut tile: it is left out (a
+        neighbouring window holds that tile whole)."""
+        h, w = image_bgr.shape[:2]
+        found_boxes, found_scores = [np.zeros((0, 4), np.float32)], [np.zeros(0, np.float32)]
+        for x0, y0, x1, y1 in windows:
+            boxes, scores, r = self._raw_boxes(image_bgr[y0:y1, x0:x1])
             margin = 4.0 / r  # 4 detector pixels
             whole = np.ones(len(boxes), dtype=bool)
             if x0 > 0:
                 whole &= boxes[:, 0] > margin
-            if x0 + cw < w:
-                whole &= boxes[:, 2] < cw - margin
+            if x1 < w:
+                whole &= boxes[:, 2] < x1 - x0 - margin
             if y0 > 0:
                 whole &= boxes[:, 1] > margin
-            if y0 + ch < h:
-                whole &= boxes[:, 3] < ch - margin
+            if y1 < h:
+                whole &= boxes[:, 3] < y1 - y0 - margin
             found_boxes.append(boxes[whole] + np.array([x0, y0, x0, y0], np.float32))
             found_scores.append(scores[whole])
         return np.concatenate(found_boxes), np.concatenate(found_scores)
+
+    def find_boxes_in(self, image_bgr: np.ndarray, windows: list[tuple[int, int, int, int]]) -> tuple[np.ndarray, np.ndarray]:
+        """Tile boxes (N, 4) xyxy in image pixels and their scores, searched only inside
+        ``windows`` (xyxy, image pixels; one detector run each, no quarter pass), merged as in
+        :meth:`find_boxes`. Tiles cut by a window's edge inside the image are left out. For a
+        caller that knows where the picture changed (the live referee)."""
+        h, w = image_bgr.shape[:2]
+        clipped = []
+        for x0, y0, x1, y1 in windows:
+            x0, y0, x1, y1 = max(0, int(x0)), max(0, int(y0)), min(w, int(x1)), min(h, int(y1))
+            if x1 - x0 < 8 or y1 - y0 < 8:
+                raise ValueError(f"window {(x0, y0, x1, y1)} is empty or too small inside a {w} x {h} image")
+            clipped.append((x0, y0, x1, y1))
+        boxes, scores = self._window_boxes(image_bgr, clipped)
+        return self._merge(boxes, scores, w, h)
 
     def _merge(self, boxes: np.ndarray, scores: np.ndarray, w: int, h: int) -> tuple[np.ndarray, np.ndarray]:
         """Non-maximum suppression, clipping to the image, then the straddling-box filter."""
@@ -259,13 +281,22 @@ class TileModel:
         t0 = time.perf_counter()
         boxes, scores = self.find_boxes(image_bgr)
         t1 = time.perf_counter()
-        probs, p_none, up = self.read_boxes(image_bgr, boxes, profile)
+        det = self.read_detections(image_bgr, boxes, scores, profile)
         t2 = time.perf_counter()
         if timing is not None:
             timing["detect"] = (t1 - t0) * 1000
             timing["read"] = (t2 - t1) * 1000
+        return det
+
+    def read_detections(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray, scores: np.ndarray,
+                        profile=None) -> TileDetections:
+        """The tiles in ``boxes_xyxy`` (with their detector ``scores``), read: boxes the reader
+        calls "not a tile" are dropped. :meth:`detect` is :meth:`find_boxes` then this; a caller
+        that knows some boxes already (the live referee's settled tiles) reads only the others."""
+        boxes_xyxy = np.asarray(boxes_xyxy, np.float32).reshape(-1, 4)
+        probs, p_none, up = self.read_boxes(image_bgr, boxes_xyxy, profile)
         keep = p_none <= self.settings.max_none
-        return TileDetections(boxes[keep], scores[keep], probs[keep], up[keep])
+        return TileDetections(boxes_xyxy[keep], np.asarray(scores, np.float32)[keep], probs[keep], up[keep])
 
 
 def quarters(w: int, h: int, overlap: float) -> tuple[int, int, list[tuple[int, int]]]:

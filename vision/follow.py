@@ -24,12 +24,29 @@ How a turn is found, frame by frame (choices measured on rendered games, see ``v
   off every tile (the face-down pool lost a tile): a *draw*. Regions on tiles: the table is read
   and the turn checked.
 
-Reading a rest: the two rest frames are read and their readings averaged tile by tile; tiles that
-lie where they lay at the last settled state, in a part of the picture that did not change, keep
-their settled identity (tiles only arrive from racks); face-down tiles (no ink on the face) are
-dropped; the readings are decoded with the rules (valid sets, at most two copies of a tile). A tile
-in a changed region read with less than ``--sure`` confidence is *unsure*: the turn is marked
-``check_by_hand`` and no violation resting on that tile is called.
+Reading a rest reads only what changed since the last settled state, so that the checked verdict
+follows the rest within a second or so on a 2-core laptop (``reading_s``; the step times are in
+``stats.rest_steps_ms``, the figures in ``vision/evaluate/follow.py``):
+
+- the detector runs only in windows over the changed regions (two tiles of margin; regions that
+  fit one window share it), each small enough that tiles stay ``window_tile_px`` detector pixels
+  high (one run per window); the whole frame only at the first rest or when more than
+  ``max_windows`` windows would be needed;
+- a box on a settled tile whose face did not change keeps its settled identity and is not read
+  again (tiles only arrive from racks); settled tiles the windows do not reach are carried over;
+- every tile read (not carried over) is read in both rest frames and the two readings averaged
+  (readings agreed across frames: two that disagree leave the tile unsure);
+- face-down tiles (no ink on the face) are dropped; the readings are decoded with the rules (valid
+  sets, at most two copies of a tile).
+
+A tile in a changed region read with less than ``--sure`` confidence is *unsure*: the turn is
+marked ``check_by_hand`` and no violation resting on that tile is called.
+
+What the camera cannot see: a draw is seen as a face-down tile leaving the pool, so the pool must
+lie in view. A tile drawn from a pool off camera changes nothing the camera sees: the follower
+cannot tell that turn from a player still thinking. Such a draw must be told
+(:meth:`Follower.drew`; the Referee screen's "drew from the pool" button), else the next change
+of the table is credited to the player who drew.
 
 Event ``kind`` values: ``game_start``, ``camera_moved``, ``timer_warning`` (ten seconds left),
 ``time_up``, ``table_restored`` (the table went back to how it was before a faulty turn: the
@@ -39,7 +56,8 @@ Each turn: ``number``, ``player``, ``kind`` (``play`` or ``draw``), ``start_s``,
 seconds), ``laid``, ``moved``, ``missing``, ``opening_points``, ``ok``, ``violations`` (the
 referee's ``code``, ``message``, ``tiles``), ``consequence`` (a sentence, or null), ``check_by_hand``,
 ``unsure`` (tile codes), ``table`` (notation), ``reading_s`` (seconds from the table coming to rest
-to the full reading).
+to the full, checked reading); a draw also ``told`` (true when a person told it with
+:meth:`Follower.drew`: a pool off camera).
 """
 
 from __future__ import annotations
@@ -108,6 +126,11 @@ class FollowSettings:
     """Grey-level spread under which a detected tile's face is blank (a face-down pool tile)."""
     work_width: int = 480
     """Width of the copy used to compare rests (pixels)."""
+    window_tile_px: float = 28.0
+    """Height of a tile's short side, in the detector's input pixels, in the windows read again
+    around the changes of a rest (the detector searches small tiles twice over below 24)."""
+    max_windows: int = 4
+    """Windows read again at most; beyond, the whole frame is read (it costs five detector runs)."""
     history_side: int = 640
     """Long side of the photos kept in the history (pixels)."""
     max_history: int = 4000
@@ -129,6 +152,7 @@ class _Settled:
     full: np.ndarray  # the full-size frame (each tile's face compared with it)
     set_of: np.ndarray  # for each row of ``det``, the index of its set in ``sets``
     conf: np.ndarray  # for each row of ``det``, the reader's confidence when it was settled
+    features: Any = None  # ORB keypoints and descriptors of ``grey`` (computed once, on first use)
 
 
 class History:
@@ -176,6 +200,21 @@ class History:
         tmp = self.folder / "history.json.tmp"
         tmp.write_text(json.dumps(list(self.states)))
         tmp.replace(self.folder / "history.json")
+
+
+class _Steps:
+    """Wall-clock milliseconds of each step of one rest (``lap`` after each step), so that the
+    benchmark can say where the time from rest to reading goes."""
+
+    def __init__(self) -> None:
+        self.ms: dict[str, float] = {}
+        self._t = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        """Charge the time since the previous lap to ``name``."""
+        now = time.perf_counter()
+        self.ms[name] = self.ms.get(name, 0.0) + (now - self._t) * 1000
+        self._t = now
 
 
 def _to_width(frame: np.ndarray, width: int) -> np.ndarray:
@@ -245,6 +284,10 @@ class Follower:
         self._full_w = 1
         self._kept: dict[int, int] = {}
         self._unsure_idx: list[int] = []
+        self._fresh_rows: list[int] = []  # rows of the last detection that were read (not carried over)
+        self._steps = _Steps()
+        self._last_windows = 0
+        self.rests: deque[dict[str, Any]] = deque(maxlen=2000)  # per rest: its outcome and step times (ms)
         self.on_update: Any = None  # called with (kind, payload) for each new turn or event
 
     # ----------------------------------------------------------------- frames in
@@ -301,6 +344,21 @@ class Follower:
                 self.on_update(item)
         return out
 
+    def drew(self, t: float) -> list[dict[str, Any]]:
+        """The next player drew a tile from a pool the camera does not see, as told by a person
+        (the Referee screen's "drew from the pool" button): a draw turn (``told``: true), the
+        photo of the last frame in the history. A draw from a pool in view is seen by itself.
+        Raises ValueError before the table was first seen at rest."""
+        if self.settled is None or self.prev_frame is None:
+            raise ValueError("the table has not been seen at rest yet: a draw can be told once the referee is watching")
+        t = max(float(t), self.last_t)
+        out = self._turn_draw(t, t, self.prev_frame, time.perf_counter())
+        out[0]["turn"]["told"] = True
+        for item in out:
+            if self.on_update is not None:
+                self.on_update(item)
+        return out
+
     # ----------------------------------------------------------------- timer
 
     def _timer(self, t: float) -> list[dict[str, Any]]:
@@ -328,27 +386,52 @@ class Follower:
     # ----------------------------------------------------------------- at rest
 
     def _at_rest(self, frame: np.ndarray, t: float) -> list[dict[str, Any]]:
+        self._steps = _Steps()
+        c0 = time.process_time()
+        out = self._rest(frame, t)
+        cpu_ms = (time.process_time() - c0) * 1000
+        outcome = "start" if not self.rests else "nothing"
+        for item in out:
+            if "turn" in item:
+                outcome = item["turn"]["kind"]
+            elif item["event"]["kind"] == "table_restored":
+                outcome = "restored"
+        if outcome == "nothing" and self._steps.ms.keys() & {"detect", "read"}:
+            outcome = "same"  # read, and the table reads as before (a tile straightened)
+        ms = {k: round(v, 1) for k, v in self._steps.ms.items()}
+        self.rests.append({"t": round(t, 2), "outcome": outcome, "ms": ms, "total_ms": round(sum(ms.values()), 1),
+                           "cpu_ms": round(cpu_ms, 1), "windows": self._last_windows})
+        return out
+
+    def _rest(self, frame: np.ndarray, t: float) -> list[dict[str, Any]]:
+        self._last_windows = 0
         rest_t = self.rest_start_t if self.rest_start_t is not None else t
         t0 = time.perf_counter()
         work = self._work(frame)
         grey = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+        self._steps.lap("work_copy")
         if self.settled is None:
             det, reading, _unsure = self._read(list(self.rest_frames), None, None)
             sets, set_of = self._sets_of(reading, {})
+            self._steps.lap("sets")
             self.settled = self._settle(det, reading, work, sets, set_of)
+            self._steps.lap("settle")
             self.turn_start = t
             table = format_table(self.settled.sets)
             self.history.add(frame, t, table, None, None, "start")
             return [self._event(t, "game_start", _("The referee is watching: {table}").format(
                 table=table or _("the table is empty")), table=table)]
         out: list[dict[str, Any]] = []
-        H = self._register(self.settled.grey, grey)
+        H, features = self._register(grey)
+        self._steps.lap("register")
         if H is not None:
             out.append(self._event(t, "camera_moved", _(
                 "The camera moved: the table was found again in the new view.")))
             self._move_settled(H, work)
+            self._steps.lap("move_settled")
         norm = _normalised(grey)
         changed = self._changes(self.settled.norm, norm)
+        self._steps.lap("changes")
         # Tiles whose face changed in place (a joker swapped for its tile, an 8 for a 9) are too
         # small a change for the mask: they count as changed regions too.
         # Each settled face is compared once per rest: _keep_settled reuses these answers.
@@ -359,50 +442,61 @@ class Follower:
                 x1, y1, x2, y2 = (int(round(v / fx)) for v in box)
                 changed["mask"][max(0, y1):max(0, y2), max(0, x1):max(0, x2)] = 1
                 changed["regions"] += 1
+        self._steps.lap("faces")
         if not changed["regions"]:
             # Nothing happened on the table; follow the light so later comparisons stay fair.
             self.settled.image, self.settled.norm, self.settled.grey = work, norm, grey
-            self.settled.full = self.rest_frames[-1]
+            self.settled.full, self.settled.features = self.rest_frames[-1], features
             return out
         det, reading, unsure = self._read(list(self.rest_frames), changed["mask"], self.settled.det, faces)
         new_sets, set_of = self._sets_of(reading, self._kept)
         unsure = sorted(unsure + self._doubtful_sets(det, new_sets, set_of))
+        self._steps.lap("sets")
         sets_equal = not unmatched_sets(new_sets, self.settled.sets) and not unmatched_sets(self.settled.sets, new_sets)
         if sets_equal:
             # The table reads the same. A change off every tile (the pool lost a tile) is a draw;
             # a change on tiles only is a tile straightened: no turn.
             off = self._off_tiles(changed["mask"], [self.settled.det, det])
             if off:
-                out += self._turn_draw(rest_t, t, frame)
+                out += self._turn_draw(rest_t, t, frame, t0)
         else:
-            out += self._turn_play(rest_t, t, frame, new_sets, unsure, time.perf_counter() - t0)
+            out += self._turn_play(rest_t, t, frame, new_sets, unsure, t0)
+        self._steps.lap("turn")
         self.settled = self._settle(det, reading, work, new_sets, set_of)
+        self.settled.features = features
+        self._steps.lap("settle")
         return out
 
     def _work(self, frame: np.ndarray) -> np.ndarray:
         return _to_width(frame, self.s.work_width)
 
-    def _register(self, ref_grey: np.ndarray, grey: np.ndarray) -> np.ndarray | None:
-        """Homography taking reference-view points to this view, when the camera moved; else None."""
-        if ref_grey.shape != grey.shape:
-            return np.eye(3)
+    def _register(self, grey: np.ndarray) -> tuple[np.ndarray | None, Any]:
+        """The homography taking the settled view's points to this view when the camera moved,
+        else None; and this view's ORB features (kept with the next settled state, so that each
+        picture's features are computed once)."""
+        st = self.settled
+        assert st is not None
         orb = cv2.ORB_create(1500)
-        k1, d1 = orb.detectAndCompute(ref_grey, None)
-        k2, d2 = orb.detectAndCompute(grey, None)
+        features = orb.detectAndCompute(grey, None)
+        if st.grey.shape != grey.shape:
+            return np.eye(3), features
+        if st.features is None:
+            st.features = orb.detectAndCompute(st.grey, None)
+        (k1, d1), (k2, d2) = st.features, features
         if d1 is None or d2 is None or len(k1) < 12 or len(k2) < 12:
-            return None
+            return None, features
         matches = cv2.BFMatcher(cv2.NORM_HAMMING, crossCheck=True).match(d1, d2)
         if len(matches) < 12:
-            return None
+            return None, features
         src = np.float32([k1[m.queryIdx].pt for m in matches])
         dst = np.float32([k2[m.trainIdx].pt for m in matches])
         H, inliers = cv2.findHomography(src, dst, cv2.RANSAC, 2.0)
         if H is None or int(inliers.sum()) < 12:
-            return None
+            return None, features
         h, w = grey.shape
         corners = np.float32([[0, 0], [w, 0], [w, h], [0, h]]).reshape(-1, 1, 2)
         shift = float(np.linalg.norm(cv2.perspectiveTransform(corners, H) - corners, axis=2).mean())
-        return H if shift > self.s.moved_px else None
+        return (H if shift > self.s.moved_px else None), features
 
     def _move_settled(self, H: np.ndarray, work: np.ndarray) -> None:
         """Carry the settled state into the camera's new view."""
@@ -466,20 +560,29 @@ class Follower:
         from vision.detections import TileDetections
 
         self._full_w = frames[-1].shape[1]
-        crop = self._crop_box(changed, frames[-1].shape) if settled_det is not None and changed is not None else None
-        dets = [self._detect(frames[-1], crop)]
-        if len(frames) > 1 and self._needs_second_look(dets[0], settled_det, changed, frames[-1]):
-            # Some tile that may be new is read faintly: read the other rest frame too and agree.
-            dets.insert(0, self._detect(frames[-2], crop))
-        det = self._agree(dets)
+        windows = self._windows(changed, frames[-1].shape) if settled_det is not None and changed is not None else None
+        self._last_windows = -1 if windows is None else len(windows)  # -1: the whole frame
+        known = None
+        if settled_det is not None and faces is not None and len(settled_det):
+            known = settled_det[~faces]  # settled tiles whose face did not change: not read again
+        det = self._detect(frames[-1], windows, known)
+        self._steps.lap("detect")
+        if len(frames) > 1 and self._fresh_rows:
+            # The tiles read now (not settled and unchanged) are read in the other rest frame too
+            # and the readings agreed (the table is at rest: the same box holds the same tile). A
+            # tile read differently in the two frames ends faint, hence unsure: checked by hand.
+            det = self._second_look(det, self._fresh_rows, frames[-2])
+            self._steps.lap("second_look")
         unsure_idx: list[int] = []
         kept: dict[int, int] = {}
         if settled_det is not None and changed is not None and len(settled_det):
             det, unsure_idx, kept = self._keep_settled(det, settled_det, changed, faces)
         elif changed is None:
             unsure_idx = [i for i in range(len(det)) if float(det.probs[i].max()) < self.s.sure]
+        self._steps.lap("keep_settled")
         h, w = frames[-1].shape[:2]
         reading = build_reading((w, h), det, self.rules, "table")
+        self._steps.lap("decode")
         # Faint tiles on their own (loose, or in a set of faint tiles only) that were not settled
         # before are taken for noise, such as the edge of a face-down pool tile: tiles only
         # arrive from racks, and a tile laid is read clearly once the hand has gone.
@@ -491,6 +594,7 @@ class Follower:
             kept = {remap[i]: j for i, j in kept.items() if i in remap}
             unsure_idx = [remap[i] for i in unsure_idx if i in remap]
             reading = build_reading((w, h), det, self.rules, "table")
+            self._steps.lap("decode")
         # Tiles the decoder doubts (a third copy read with confidence, unreadable) are
         # unsure too, unless they are settled tiles that did not change.
         doubted = {d.index for d in reading.doubts if d.reason in ("too_many_copies", "unreadable")}
@@ -501,53 +605,91 @@ class Follower:
         self._unsure_idx = unsure_idx
         return det, reading, unsure
 
-    def _crop_box(self, changed: np.ndarray, shape: tuple[int, ...]) -> tuple[int, int, int, int] | None:
-        """The part of the frame to read again: the changed regions with a margin of two tiles
-        (full-frame pixels), or None when that is most of the frame anyway."""
+    def _windows(self, changed: np.ndarray, shape: tuple[int, ...]) -> list[tuple[int, int, int, int]] | None:
+        """Where to look again (full-frame pixels, xyxy): windows over the changed regions with a
+        margin of two tiles, each small enough that the detector sees the tiles at least
+        ``window_tile_px`` high (so one detector run each, no quarter pass); None when more than
+        ``max_windows`` would be needed (the whole frame is read then)."""
+        st = self.settled
         fx = self._scale_full
-        ys, xs = np.nonzero(changed)
-        pts = [np.stack([xs * fx, ys * fx], 1), np.stack([(xs + 1) * fx, (ys + 1) * fx], 1)]
-        st = self.settled  # (tiles whose face changed in place are in the mask already)
-        pts_all = np.vstack(pts)
-        if not len(pts_all):
-            return None
-        tile = math.sqrt(st.tile_area if st is not None else 400.0) * fx
         h, w = shape[:2]
-        x0, x1 = max(0, int(pts_all[:, 0].min() - 2 * tile)), min(w, int(pts_all[:, 0].max() + 2 * tile))
-        y0, y1 = max(0, int(pts_all[:, 1].min() - 2 * tile)), min(h, int(pts_all[:, 1].max() + 2 * tile))
-        if (x1 - x0) * (y1 - y0) > 0.6 * w * h:
+        if st is None or not changed.any():
             return None
-        return x0, y0, x1, y1
+        tile = math.sqrt(st.tile_area)  # work pixels
+        if len(st.det):
+            b = st.det.boxes_xyxy
+            short = float(np.median(np.minimum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])))
+        else:
+            short = 0.8 * tile * fx
+        side = int(min(max(w, h), max(8 * tile * fx, self.reader_input * short / self.s.window_tile_px)))
+        # Changed regions within two tiles of each other are read together.
+        margin = max(1, int(round(2 * tile)))
+        grown = cv2.dilate(changed, np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
+        n, _labels, stats, _c = cv2.connectedComponentsWithStats(grown)
+        overlap = 2 * tile * fx  # a tile cut by one window's edge lies whole in the next
+        regions = [(max(0.0, x * fx), max(0.0, y * fx), min(float(w), (x + bw) * fx), min(float(h), (y + bh) * fx))
+                   for x, y, bw, bh in (stats[k, :4].tolist() for k in range(1, n))]
+        regions = _pack(regions, side)
+        out: list[tuple[int, int, int, int]] = []
+        for x0, y0, x1, y1 in regions:
+            for a0, a1 in _spans(x0, x1, side, overlap, 0, w):
+                for b0, b1 in _spans(y0, y1, side, overlap, 0, h):
+                    out.append((a0, b0, a1, b1))
+            if len(out) > self.s.max_windows:
+                return None
+        return out or None
 
-    def _detect(self, frame: np.ndarray, crop: tuple[int, int, int, int] | None = None) -> Any:
-        """Tiles of the frame (or of its ``crop``, boxes in frame pixels), face-down ones dropped.
-        In a crop, tiles cut by its edge are left out: they lie mostly outside, where the settled
-        table still holds them."""
+    @property
+    def reader_input(self) -> int:
+        """The detector's input side (pixels)."""
+        size = getattr(getattr(self.reader, "model", None), "det_size", (512, 512))
+        return int(min(size))
+
+    def _detect(self, frame: np.ndarray, windows: list[tuple[int, int, int, int]] | None = None,
+                known: Any = None) -> Any:
+        """Tiles of the frame (or of its ``windows``, boxes in frame pixels), face-down ones
+        dropped. In a window, tiles cut by its edge are left out: they lie mostly outside, where
+        the settled table still holds them. ``known``: settled tiles whose face did not change; a
+        box found on one of them keeps its settled reading and is not read again (the reader's
+        time goes to new tiles only)."""
         from vision.detections import TileDetections
 
-        if crop is None:
-            d = self.reader.detect(frame)
-        else:
-            x0, y0, x1, y1 = crop
-            d = self.reader.detect(np.ascontiguousarray(frame[y0:y1, x0:x1]))
-            if len(d):
-                b = d.boxes_xyxy
-                h, w = frame.shape[:2]
-                inside = ((b[:, 0] > 2) | (x0 == 0)) & ((b[:, 1] > 2) | (y0 == 0)) \
-                    & ((b[:, 2] < x1 - x0 - 2) | (x1 == w)) & ((b[:, 3] < y1 - y0 - 2) | (y1 == h))
-                d = d[inside]
-                d = TileDetections(d.boxes_xyxy + np.array([x0, y0, x0, y0], np.float32), d.scores, d.probs, d.up_xy)
+        boxes, scores = self.reader.find_boxes(frame, windows)
         self.readings += 1
-        return d[~self._blank(frame, d)] if len(d) else d
+        same = np.full(len(boxes), -1)
+        if known is not None and len(known) and len(boxes):
+            iou = iou_matrix(boxes, known.boxes_xyxy)
+            best = iou.argmax(axis=1)
+            for i, j in enumerate(best):
+                if iou[i, j] > 0.5 and j not in same:
+                    same[i] = j
+        new = same < 0
+        d = self.reader.read_boxes(frame, boxes[new], scores[new])
+        d = d[~self._blank(frame, d)] if len(d) else d
+        n_known = int((~new).sum())
+        self._fresh_rows = list(range(n_known, n_known + len(d)))  # rows read now (after the known ones)
+        if not n_known:
+            return d
+        rows = same[~new]
+        return TileDetections(np.vstack([boxes[~new], d.boxes_xyxy]), np.concatenate([scores[~new], d.scores]),
+                              np.vstack([known.probs[rows], d.probs]), np.vstack([known.up_xy[rows], d.up_xy]))
 
-    def _needs_second_look(self, det: Any, settled: Any, changed: np.ndarray | None, frame: np.ndarray) -> bool:
-        faint = [i for i in range(len(det)) if float(det.probs[i].max()) < self.s.sure]
-        if not faint:
-            return False
-        if settled is None or not len(settled):
-            return True
-        iou = iou_matrix(det.boxes_xyxy[faint], settled.boxes_xyxy)
-        return any(iou[k].max() < 0.5 for k in range(len(faint)))
+    def _second_look(self, det: Any, rows: list[int], frame: np.ndarray) -> Any:
+        """``det`` with the tiles of ``rows`` read again in ``frame`` (the other rest frame) and
+        each reading averaged with the first: a tile read faintly once may read clearly in the
+        other frame (a reflection, noise), an agreed reading is steadier than either, and two
+        readings that disagree leave the tile faint (unsure) rather than guessed."""
+        from vision.detections import TileDetections
+
+        again = self.reader.read_boxes(frame, det.boxes_xyxy[rows], det.scores[rows])
+        probs = det.probs.copy()
+        if len(again):
+            iou = iou_matrix(det.boxes_xyxy[rows], again.boxes_xyxy)
+            for k, i in enumerate(rows):
+                j = int(iou[k].argmax())
+                if iou[k, j] > 0.99:  # the same box (the other frame may call it "not a tile")
+                    probs[i] = (det.probs[i] + again.probs[j]) / 2
+        return TileDetections(det.boxes_xyxy, det.scores, probs, det.up_xy)
 
     def _faint_alone(self, reading: Any, kept: dict[int, int]) -> set[int]:
         """Indices of new tiles read with less than ``sure`` confidence that stand alone: loose, or
@@ -568,36 +710,6 @@ class Follower:
             c = grey[int(y1 + h / 4):int(y2 - h / 4), int(x1 + w / 4):int(x2 - w / 4)]
             out[i] = c.size == 0 or float(c.std()) < self.s.blank_std
         return out
-
-    def _agree(self, dets: list[Any]) -> Any:
-        """One detection set from the rest frames: matched tiles averaged; a tile seen in one
-        frame only is kept when the detector is confident of it."""
-        from vision.detections import TileDetections
-
-        if len(dets) == 1:
-            return dets[0]
-        a, b = dets
-        if not len(a) or not len(b):
-            return a if len(a) >= len(b) else b
-        iou = iou_matrix(a.boxes_xyxy, b.boxes_xyxy)
-        used_b: set[int] = set()
-        boxes, scores, probs, ups = [], [], [], []
-        for i in range(len(a)):
-            j = int(iou[i].argmax())
-            if iou[i, j] > 0.5 and j not in used_b:
-                used_b.add(j)
-                boxes.append((a.boxes_xyxy[i] + b.boxes_xyxy[j]) / 2)
-                scores.append(max(a.scores[i], b.scores[j]))
-                probs.append((a.probs[i] + b.probs[j]) / 2)
-                ups.append(a.up_xy[i])
-            elif a.scores[i] >= 0.5:
-                boxes.append(a.boxes_xyxy[i]); scores.append(a.scores[i]); probs.append(a.probs[i]); ups.append(a.up_xy[i])
-        for j in range(len(b)):
-            if j not in used_b and b.scores[j] >= 0.5:
-                boxes.append(b.boxes_xyxy[j]); scores.append(b.scores[j]); probs.append(b.probs[j]); ups.append(b.up_xy[j])
-        if not boxes:
-            return TileDetections.empty()
-        return TileDetections(np.array(boxes), np.array(scores), np.array(probs), np.array(ups))
 
     def _face_changed(self, box: np.ndarray, frame: np.ndarray) -> bool:
         """The face inside ``box`` differs from the settled picture: each colour channel divided
@@ -622,13 +734,13 @@ class Follower:
             return cv2.GaussianBlur(crop / np.maximum(np.median(crop.reshape(-1, 3), axis=0), 1.0), (0, 0), 1.0)
 
         a, b = prep(ref, 0), prep(frame, pad)
-        best = 1.0
-        for dy in range(2 * pad + 1):
-            for dx in range(2 * pad + 1):
-                share = float((np.abs(a - b[dy:dy + a.shape[0], dx:dx + a.shape[1]]).max(axis=2) > 0.25).mean())
-                best = min(best, share)
-                if best <= self.s.face_change:
-                    return False
+        # The smallest shifts first: an untouched tile usually matches at once.
+        shifts = sorted(((dy, dx) for dy in range(2 * pad + 1) for dx in range(2 * pad + 1)),
+                        key=lambda s: abs(s[0] - pad) + abs(s[1] - pad))
+        for dy, dx in shifts:
+            share = float((np.abs(a - b[dy:dy + a.shape[0], dx:dx + a.shape[1]]).max(axis=2) > 0.25).mean())
+            if share <= self.s.face_change:
+                return False
         return True
 
     def _keep_settled(self, det: Any, settled: Any, changed: np.ndarray,
@@ -866,11 +978,14 @@ class Follower:
         self.warned = self.timed_out = False
         return turn
 
-    def _turn_draw(self, rest_t: float, t: float, frame: np.ndarray) -> list[dict[str, Any]]:
+    def _turn_draw(self, rest_t: float, t: float, frame: np.ndarray, t0: float) -> list[dict[str, Any]]:
+        """A turn that left the table as it was and took a tile from the pool. ``t0`` as in
+        :meth:`_turn_play`."""
         turn = self._new_turn(rest_t, t)
         table = format_table(self.settled.sets if self.settled else [])
         turn.update(kind="draw", laid=[], moved=[], missing=[], opening_points=None, ok=True, violations=[],
-                    consequence=None, check_by_hand=False, unsure=[], table=table, reading_s=0.0,
+                    consequence=None, check_by_hand=False, unsure=[], table=table, told=False,
+                    reading_s=round(t - rest_t + time.perf_counter() - t0, 2),
                     message=_("{player} drew a tile.").format(player=turn["player"]))
         self.turns.append(turn)
         self.last_faulty = None
@@ -878,7 +993,9 @@ class Follower:
         return [{"turn": turn}]
 
     def _turn_play(self, rest_t: float, t: float, frame: np.ndarray, after: list[list[Tile]], unsure: list[str],
-                   read_s: float) -> list[dict[str, Any]]:
+                   t0: float) -> list[dict[str, Any]]:
+        """A turn that changed the table, checked. ``t0``: when this rest's work began
+        (``perf_counter``): ``reading_s`` counts from the rest to the checked verdict."""
         assert self.settled is not None
         before = self.settled.sets
         faulty = self.last_faulty
@@ -932,7 +1049,7 @@ class Follower:
             kind="play", laid=laid, moved=moved, missing=[x.code for x in verdict.missing],
             opening_points=verdict.opening_points, ok=ok, violations=[v.to_dict() for v in violations],
             consequence=consequence, check_by_hand=bool(unsure), unsure=unsure, table=format_table(after),
-            reading_s=round(t - rest_t + read_s, 2),
+            reading_s=round(t - rest_t + time.perf_counter() - t0, 2),
         )
         self.turns.append(turn)
         out: list[dict[str, Any]] = [{"turn": turn}]
@@ -974,8 +1091,19 @@ class Follower:
             "final_table": final,
             "stats": {"frames": self.frames, "readings": self.readings,
                       "analyse_s": round(self.analyse_s, 2), "analyse_cpu_s": round(self.analyse_cpu_s, 2),
-                      "frames_per_s": round(self.frames / self.analyse_s, 2) if self.analyse_s > 0 else None},
+                      "frames_per_s": round(self.frames / self.analyse_s, 2) if self.analyse_s > 0 else None,
+                      "rest_steps_ms": self.step_summary()},
         }
+
+    def step_summary(self) -> dict[str, dict[str, float]]:
+        """For each step of a rest (register, changes, faces, detect, ...): its median and worst
+        wall-clock milliseconds over the rests that ran it, and how many did (``rests``)."""
+        by_step: dict[str, list[float]] = {}
+        for rest in self.rests:
+            for step, ms in rest["ms"].items():
+                by_step.setdefault(step, []).append(ms)
+        return {step: {"rests": len(v), "median": round(float(np.median(v)), 1), "worst": round(max(v), 1)}
+                for step, v in by_step.items()}
 
     def finish(self) -> dict[str, Any]:
         """End of the input: a ``game_end`` event and the result."""
@@ -999,6 +1127,42 @@ def _cut_row(reading: Any, row: list[int]) -> list[list[int]]:
             out.append([])
         out[-1].append(row[k])
     return out
+
+
+def _pack(regions: list[tuple[float, float, float, float]], side: float) -> list[tuple[float, float, float, float]]:
+    """Regions (xyxy) merged while two of them fit together in one window of ``side`` pixels:
+    one detector run reads both."""
+    regions = list(regions)
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(regions)):
+            for j in range(i + 1, len(regions)):
+                a, b = regions[i], regions[j]
+                u = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                if u[2] - u[0] <= side and u[3] - u[1] <= side:
+                    regions[i] = u
+                    del regions[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return regions
+
+
+def _spans(lo: float, hi: float, side: int, overlap: float, start: int, end: int) -> list[tuple[int, int]]:
+    """Windows of at most ``side`` pixels covering ``[lo, hi]`` inside ``[start, end]``, each
+    overlapping the next by ``overlap``; a span shorter than ``side / 2`` is widened to it around
+    its centre (the detector then does not magnify a few tiles beyond what it was trained on)."""
+    length = hi - lo
+    if length <= side:
+        grow = max(length, side / 2)
+        c = (lo + hi) / 2
+        a = int(max(start, min(c - grow / 2, end - grow)))
+        return [(a, int(min(end, a + grow)))]
+    count = math.ceil((length - overlap) / (side - overlap))
+    step = (length - side) / max(1, count - 1)
+    return [(int(lo + k * step), int(min(end, lo + k * step + side))) for k in range(count)]
 
 
 def _moved(before: list[list[Tile]], after: list[list[Tile]]) -> list[str]:

@@ -34,6 +34,21 @@ class TableReader:
         _check_image(image_bgr)
         return self.model.detect(image_bgr, timing, self.profile)
 
+    def find_boxes(self, image_bgr: np.ndarray, windows: list[tuple[int, int, int, int]] | None = None
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        """Tile boxes (N, 4) xyxy in image pixels and their detector scores (N,), not yet read:
+        in the whole photo, or only inside ``windows`` (xyxy; one detector run each)."""
+        _check_image(image_bgr)
+        if windows is None:
+            return self.model.find_boxes(image_bgr)
+        return self.model.find_boxes_in(image_bgr, windows)
+
+    def read_boxes(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray, scores: np.ndarray):
+        """The tiles in the given boxes as :class:`~vision.detections.TileDetections`, read (with
+        the taught profile, if any); boxes the reader calls "not a tile" are dropped."""
+        _check_image(image_bgr)
+        return self.model.read_detections(image_bgr, boxes_xyxy, scores, self.profile)
+
     def read_table(self, image_bgr: np.ndarray, rules: RuleSet | None = None, mode: str = "table"):
         """Read every tile of an upright BGR photo, rebuild the sets and check them.
 

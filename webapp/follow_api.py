@@ -5,6 +5,8 @@ happened since (turns, events); the history of stable states can be stepped thro
 - ``POST /api/referee/games`` ``{"names": [...], "rules": "classic"}`` starts a game.
 - ``POST /api/referee/games/{id}/frame`` (multipart ``frame``: a JPEG; ``t``: seconds, optional)
   analyses one frame; returns ``{"updates": [...], "state": {...}}``.
+- ``POST /api/referee/games/{id}/draw`` ``{"t": seconds}`` (optional): the next player drew a tile
+  from a pool the camera does not see (a draw from a pool in view is seen by itself).
 - ``GET /api/referee/games/{id}``: the contract's JSON (turns, events, final_table) and the history.
 - ``GET /api/referee/games/{id}/photo/{index}``: the photo of a history state.
 - ``POST /api/referee/games/{id}/end`` ``{"racks": {"Ann": "R3 K7"}, "winner": "Bob"}``: the
@@ -48,6 +50,12 @@ class GameIn(BaseModel):
 
     names: list[str] = Field(min_length=2, max_length=6)
     rules: str = "classic"
+
+
+class DrawIn(BaseModel):
+    """A draw told by hand: when it happened (seconds since the game started; default now)."""
+
+    t: float | None = None
 
 
 class EndIn(BaseModel):
@@ -94,6 +102,7 @@ def strings() -> dict[str, str]:
         "spanish": _("Spanish 1999 (no 3-tile penalty)"),
         "start": _("Start watching"),
         "stop": _("Stop"),
+        "drew_button": _("Drew from the pool"),
         "waiting": _("Waiting for the table to be still..."),
         "next": _("Next: {player}"),
         "turn_ok": _("Turn {number}, {player}: fine."),
@@ -173,6 +182,20 @@ async def frame(game_id: str, request: Request, frame: UploadFile = File(...), t
     if len(data) > MAX_FRAME_BYTES:
         raise HTTPException(413, _("A frame may be at most 4 MB: send a smaller JPEG."))
     return await rt.run(_feed, game, data, t, rt.settings.max_pixels)
+
+
+@router.post("/games/{game_id}/draw")
+def told_draw(game_id: str, request: Request, body: DrawIn | None = None) -> dict[str, Any]:
+    """The next player drew a tile from a pool off camera; returns the draw turn and the state."""
+    game = _game(request, game_id)
+    with game.lock:
+        f = game.follower
+        when = body.t if body is not None and body.t is not None else time.monotonic() - game.started
+        try:
+            updates = f.drew(when)
+        except ValueError:
+            raise HTTPException(409, _("The referee has not seen the table at rest yet: tell a draw once it is watching.")) from None
+        return {"updates": updates, "state": _state(f)}
 
 
 @router.get("/games/{game_id}")

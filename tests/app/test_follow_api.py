@@ -53,6 +53,12 @@ def test_a_game_frame_by_frame(referee_client: TestClient, game: tuple[Path, dic
     assert not turns[1]["ok"] and turns[1]["violations"][0]["code"] == "opening_below_minimum"
     state = c.get(f"/api/referee/games/{gid}").json()
     assert len(state["turns"]) == 2 and state["history"]
+    # A draw from a pool off camera, told by hand: a draw turn for the next player.
+    told = c.post(f"/api/referee/games/{gid}/draw", json={"t": len(turns) + 1000.0})
+    assert told.status_code == 200, told.text
+    draw = told.json()["updates"][0]["turn"]
+    assert (draw["kind"], draw["told"], draw["player"], draw["number"]) == ("draw", True, names[0], 3)
+    assert told.json()["state"]["next_player"] == names[1]
     photo = c.get(f"/api/referee/games/{gid}/photo/{state['history'][-1]['index']}")
     assert photo.status_code == 200 and photo.headers["content-type"] == "image/jpeg" and photo.content[:2] == b"\xff\xd8"
     end = c.post(f"/api/referee/games/{gid}/end", json={"racks": {names[0]: "", names[1]: "R5 K13 J"}, "winner": names[0]})
@@ -70,6 +76,8 @@ def test_bad_requests_are_named(referee_client: TestClient) -> None:
     gid = c.post("/api/referee/games", json={"names": ["Ann", "Bob"]}).json()["id"]
     r = c.post(f"/api/referee/games/{gid}/frame", files={"frame": ("f.jpg", b"not a picture", "image/jpeg")})
     assert r.status_code in (415, 422) and r.json()["detail"]
+    r = c.post(f"/api/referee/games/{gid}/draw", json={})
+    assert r.status_code == 409 and "not seen the table" in r.json()["detail"]
     r = c.post(f"/api/referee/games/{gid}/end", json={"racks": {"Zed": "R1"}})
     assert r.status_code == 422 and "Zed" in r.json()["detail"]
     assert c.get("/api/referee/strings").json()["tab"] == "Referee"

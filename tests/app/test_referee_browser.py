@@ -79,6 +79,9 @@ def test_referee_screen_follows_a_game_from_the_camera(game_video: tuple[Path, d
             at = int(page.locator("#ref-history").get_attribute("data-at"))
             page.click("#ref-back")
             assert int(page.locator("#ref-history").get_attribute("data-at")) == at - 1
+            # A draw from a pool off camera, told with the button: a draw card.
+            page.click("#ref-drew")
+            page.wait_for_selector(".ref-card:has-text('drew a tile')", timeout=15000)
             page.click("#ref-stop")
             assert page.locator("#ref-setup").is_visible()
             assert page.errors == []

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -199,3 +200,115 @@ def test_a_face_changed_in_place_is_seen_and_noise_is_not() -> None:
     boxes = [np.array(r["box"], np.float32) for r in records]
     assert [f._face_changed(b, same) for b in boxes] == [False] * 4
     assert [f._face_changed(b, swapped) for b in boxes] == [False, False, True, True]
+
+
+def test_spans_cover_a_range_with_overlapping_windows() -> None:
+    from vision.follow import _pack, _spans
+
+    assert _spans(100, 300, 500, 50, 0, 960) == [(75, 325)]  # a small region widened to half a window
+    assert _spans(800, 960, 500, 50, 0, 960) == [(710, 960)]  # kept inside the frame
+    spans = _spans(0, 960, 500, 50, 0, 960)
+    assert spans[0][0] == 0 and spans[-1][1] == 960 and all(b - a <= 500 for a, b in spans)
+    assert all(spans[k][1] - spans[k + 1][0] >= 50 for k in range(len(spans) - 1))  # each overlaps the next
+    assert _pack([(0, 0, 100, 100), (300, 300, 400, 400), (900, 0, 950, 50)], 457) == [
+        (0, 0, 400, 400), (900, 0, 950, 50)]
+
+
+def test_windows_over_changes_keep_tiles_at_detector_scale() -> None:
+    """Windows cover every changed pixel with a margin, and are small enough that a tile is at
+    least ``window_tile_px`` detector pixels high in them (one detector run each)."""
+    from types import SimpleNamespace
+
+    from vision.detections import TileDetections
+    from vision.follow import Follower, FollowSettings
+
+    s = FollowSettings()
+    reader = SimpleNamespace(model=SimpleNamespace(det_size=(512, 512)))  # only its input size is asked
+    f = Follower(["A", "B"], settings=s, reader=reader)
+    f._full_w = 960
+    boxes = np.array([[100 + 30 * k, 100, 125 + 30 * k, 134] for k in range(5)], np.float32)  # tiles 25 x 34 px
+    f.settled = SimpleNamespace(tile_area=float(np.median((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]))) / 4,
+                                det=TileDetections.from_tiles(boxes, parse_table("R1 R2 R3 R4 R5")[0]))
+    changed = np.zeros((360, 480), np.uint8)
+    changed[50:70, 50:60] = 1  # one region near the top left...
+    changed[300:320, 400:420] = 1  # ...and one far from it
+    windows = f._windows(changed, (720, 960, 3))
+    assert windows is not None and len(windows) == 2
+    for x0, y0, x1, y1 in windows:
+        assert 512 * 25 / max(x1 - x0, y1 - y0) >= s.window_tile_px
+    for y, x in np.argwhere(changed):
+        assert any(x0 <= 2 * x < x1 and y0 <= 2 * y < y1 for x0, y0, x1, y1 in windows)
+    changed[:] = 1  # everything changed: the whole frame is read
+    assert f._windows(changed, (720, 960, 3)) is None
+
+
+class _CountingReader:
+    """The shipped reader, counting what it is asked: detector windows and boxes read."""
+
+    def __init__(self) -> None:
+        from vision.pipeline import load_reader
+
+        self.real = load_reader()
+        self.model = self.real.model
+        self.windows: list[Any] = []
+        self.read: list[int] = []
+
+    def find_boxes(self, image: np.ndarray, windows: Any = None) -> Any:
+        self.windows.append(windows)
+        return self.real.find_boxes(image, windows)
+
+    def read_boxes(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray) -> Any:
+        self.read.append(len(boxes))
+        return self.real.read_boxes(image, boxes, scores)
+
+
+@needs_model
+def test_a_rest_reads_only_what_changed(short_game: tuple[Path, dict]) -> None:
+    """Regression (rest to reading took up to 5.9 s): after the first rest, the detector looks
+    only at windows over the changes and the reader reads only tiles that are not settled and
+    unchanged; the turns come out as before, each with the delay to its checked reading."""
+    from vision.follow import Follower
+
+    out, game = short_game
+    reader = _CountingReader()
+    f = Follower(_names(game), reader=reader)
+    end = game["turns"][1]["end_frame"] + 3
+    for i, p in enumerate(sorted((out / "frames").glob("*.jpg"))[:end]):
+        f.feed(cv2.imread(str(p)), i / 2)
+    assert [t["player"] for t in f.turns] == [t["player"] for t in game["turns"][:2]]
+    assert f.turns[0]["laid"] == game["turns"][0]["laid"]
+    assert reader.windows[0] is None  # the first rest reads the whole frame
+    assert all(w is not None and 1 <= len(w) <= f.s.max_windows for w in reader.windows[1:])
+    # Each later rest reads the tiles laid (and little else), in both rest frames: not the table,
+    # not the face-down pool. (The first rest reads every box: here the pool, face down.)
+    assert reader.read == [reader.read[0]] + [n for n in reader.read[1::2] for _twice in (0, 1)]
+    assert sum(reader.read[1:]) <= 2 * (sum(len(t["laid"]) for t in f.turns) + 2) < reader.read[0]
+    # The whole last frame with the settled tiles known: those are not read again, and keep
+    # their settled identity.
+    frame = cv2.imread(str(sorted((out / "frames").glob("*.jpg"))[end - 1]))
+    settled = f.settled.det
+    reader.read.clear()
+    with_known, without = f._detect(frame, None, settled), f._detect(frame, None, None)
+    assert reader.read[1] - reader.read[0] >= len(settled) - 1
+    assert len(with_known) == len(without)
+    assert all(t["reading_s"] >= 0.5 for t in f.turns)  # one frame interval at least, draws too
+    assert {r["outcome"] for r in f.rests} >= {"start"} and all("detect" in r["ms"] for r in f.rests if r["outcome"] == "play")
+
+
+def test_a_draw_off_camera_is_told() -> None:
+    """A draw from a pool the camera does not see changes nothing in view: a person tells it
+    (``Follower.drew``), the next player gets a draw turn and the seat order moves on; before
+    the table was seen at rest there is nothing to tell it against."""
+    from types import SimpleNamespace
+
+    from vision.follow import Follower
+
+    f = Follower(["A", "B"], reader=object())  # no frame is read here
+    with pytest.raises(ValueError, match="not been seen at rest"):
+        f.drew(1.0)
+    f.settled = SimpleNamespace(sets=parse_table("R1 R2 R3"))
+    f.prev_frame = np.zeros((60, 80, 3), np.uint8)
+    out = f.drew(5.0)
+    turn = out[0]["turn"]
+    assert (turn["kind"], turn["player"], turn["told"], turn["table"], turn["ok"]) == ("draw", "A", True, "R1 R2 R3", True)
+    assert f.names[f.next_player] == "B" and f.history.count == 1

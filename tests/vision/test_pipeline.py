@@ -136,3 +136,25 @@ def test_far_shot_quarter_pass_finds_small_tiles() -> None:
     near_plain, _s = plain.find_boxes(photo)
     near_default, _s = TileModel().find_boxes(photo)
     assert np.array_equal(near_plain, near_default), "the quarter pass must not start on a close-up photo"
+
+
+def test_boxes_searched_in_windows_only(reader) -> None:
+    """``find_boxes(image, windows)``: the detector looks only inside the windows (tiles cut by a
+    window's edge left out), finds there what it finds in the whole photo, and reads a box
+    list without detecting again; a window outside the photo is named."""
+    from vision.boxes import match_boxes
+    from vision.evaluate.tiles import load_labelled
+
+    item = max(load_labelled(SAMPLE / "test"), key=lambda i: len(i.tiles))
+    photo = cv2.imread(str(item.path))
+    h, w = photo.shape[:2]
+    whole, _scores = reader.find_boxes(photo)
+    left = (0, 0, w // 2, h)
+    boxes, scores = reader.find_boxes(photo, [left])
+    assert len(boxes) and (boxes[:, 2] <= w // 2 + 1).all()
+    inside = whole[whole[:, 2] < w // 2 - 8]  # tiles of the whole photo clear of the window's edge
+    assert len(match_boxes(boxes, inside)) >= 0.8 * len(inside)
+    det = reader.read_boxes(photo, boxes, scores)
+    assert len(det) <= len(boxes) and det.probs.shape == (len(det), 53)
+    with pytest.raises(ValueError, match="too small"):
+        reader.find_boxes(photo, [(w + 10, 0, w + 100, h)])

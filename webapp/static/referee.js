@@ -57,7 +57,8 @@
       make("div", { id: "ref-live", hidden: true },
         make("video", { id: "ref-video", autoplay: true, playsinline: true, muted: true, class: "ref-video" }),
         make("p", { id: "ref-status", class: "note", role: "status" }),
-        make("button", { class: "secondary", id: "ref-stop" })),
+        make("div", { class: "row" }, make("button", { class: "secondary", id: "ref-drew" }),
+          make("button", { class: "secondary", id: "ref-stop" }))),
       make("div", { id: "ref-verdicts", class: "result", "aria-live": "polite" }),
       make("h3", { id: "ref-history-title", hidden: true }),
       make("div", { id: "ref-history", class: "ref-history", hidden: true },
@@ -81,7 +82,7 @@
     try { S = await call("GET", "/api/referee/strings"); } catch (e) { S = {}; }
     const set = (id, key) => { const n = q("#" + id); if (n) n.textContent = w(key); };
     set("ref-tab", "tab"); set("ref-title", "title"); set("ref-hint", "hint"); set("ref-players-label", "players");
-    set("ref-rules-label", "rules"); set("ref-start", "start"); set("ref-stop", "stop"); set("ref-history-title", "history");
+    set("ref-rules-label", "rules"); set("ref-start", "start"); set("ref-stop", "stop"); set("ref-drew", "drew_button"); set("ref-history-title", "history");
     set("ref-back", "back"); set("ref-forward", "forward"); set("ref-end-title", "end"); set("ref-racks-hint", "racks");
     set("ref-winner-label", "winner"); set("ref-score", "score"); set("ref-match-label", "match");
     const opts = q("#ref-rules").options; opts[0].textContent = w("classic"); opts[1].textContent = w("spanish");
@@ -149,6 +150,19 @@
     } catch (e) {
       q("#ref-status").textContent = e.message;
     } finally { busy = false; }
+  }
+
+  // A tile drawn from a pool the camera does not see: the camera cannot tell it, a person does.
+  async function drew() {
+    if (!game) return;
+    try {
+      const out = await call("POST", `/api/referee/games/${game.id}/draw`, { t: (performance.now() - started) / 1000 });
+      showUpdates(out.updates);
+      q("#ref-status").textContent = w("next", { player: out.state.next_player });
+      await loadHistory(true);
+    } catch (e) {
+      q("#ref-status").textContent = e.message;
+    }
   }
 
   async function start() {
@@ -256,6 +270,7 @@
     words();
     q("#ref-start").addEventListener("click", start);
     q("#ref-stop").addEventListener("click", stop);
+    q("#ref-drew").addEventListener("click", drew);
     q("#ref-back").addEventListener("click", () => { if (at > 0) { at -= 1; showState(); } });
     q("#ref-forward").addEventListener("click", () => { if (at < history.length - 1) { at += 1; showState(); } });
     q("#ref-score").addEventListener("click", scoreGame);
