@@ -206,13 +206,14 @@ def _fewest_moved(
     from referee.solver.least import least_arrangement  # highspy, only when asked for
 
     pts = objective == "points"
+    # The fast search's move keeps this many tiles in their set: nodes that cannot keep more
+    # are closed at once. For points too: the programme may put the rack's jokers on any joker
+    # places that give the move's points, the places _describe_change gives them among them,
+    # so it counts at least as many kept for this move as the move does.
+    known = len(table_tiles) - len(out.moved)
     if pts:
-        found = least_arrangement(old_sets, rack, rules, points=out.points, time_limit=time_limit)
+        found = least_arrangement(old_sets, rack, rules, points=out.points, time_limit=time_limit, known=known)
     else:
-        # The fast search's move keeps this many tiles in their set: nodes that cannot keep more
-        # are closed at once. (Not for points, where the rack's jokers are counted at the places
-        # worth most: the programme's count of kept jokers is its own.)
-        known = len(table_tiles) - len(out.moved)
         found = least_arrangement(old_sets, rack, rules, count=len(out.placed), time_limit=time_limit, known=known)
     if found is None:
         return out, False

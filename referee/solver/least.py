@@ -176,14 +176,39 @@ def _cuts(reading: Sequence[int]) -> tuple[int, ...]:
 def _same_joker_values(reading: Sequence[int], cuts: Sequence[int]) -> tuple[int, ...]:
     """The cuts whose pieces, read alone, give the jokers the values the whole run gives them
     (for the points objective, where a joker is worth the tile it stands for)."""
-    from referee.solver.values import _joker_values
-
-    whole = sorted(_joker_values(_readable(tuple(sorted(reading)))))
+    whole = _set_joker_values(tuple(sorted(reading)))
     return tuple(
         p for p in cuts
-        if sorted(_joker_values(_readable(tuple(sorted(reading[:p]))))
-                  + _joker_values(_readable(tuple(sorted(reading[p:]))))) == whole
+        if tuple(sorted(_set_joker_values(tuple(sorted(reading[:p]))) + _set_joker_values(tuple(sorted(reading[p:])))))
+        == whole
     )
+
+
+@lru_cache(maxsize=1 << 16)
+def _set_joker_values(s: tuple[int, ...]) -> tuple[int, ...]:
+    """What the jokers of the candidate set ``s`` (sorted tile indices, jokers last) stand for,
+    sorted: what :func:`~referee.solver.values._joker_values` gives for :func:`_readable` of
+    ``s``, worked out on the indices (it was most of the time of the points programme's
+    build: thousands of long runs with jokers and their cuts read as tiles). The reading is
+    the referee's: a group when every numbered tile has one number and the set has 4 tiles or
+    fewer, unless it is one tile and jokers that read as a run from it up (worth more); otherwise a run with its
+    jokers in the gaps, then above its top, then below its bottom where the top is 13."""
+    numbers = [x % 13 + 1 for x in s if x != _JOKER]
+    jokers = len(s) - len(numbers)
+    if not jokers or not numbers:
+        return ()
+    lo, hi = numbers[0], numbers[-1]
+    if lo == hi and len(s) <= 4:
+        # A group; one numbered tile reads from it up as a run where that fits (worth more).
+        if len(numbers) == 1 and lo + len(s) - 1 <= 13:
+            return tuple(range(lo + 1, lo + len(s)))
+        return (lo,) * jokers
+    have = set(numbers)
+    gaps = [v for v in range(lo, hi + 1) if v not in have]
+    spare = jokers - len(gaps)
+    top = min(13, hi + spare)
+    bottom = lo - (spare - (top - hi))
+    return tuple(sorted([*gaps, *range(hi + 1, top + 1), *range(bottom, lo)]))
 
 
 _LongRun = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], dict[int, int], tuple[int, ...]]
@@ -385,7 +410,10 @@ def least_arrangement(
     avail = [a + b for a, b in zip(table_count, rack_count)]
     total = sum(table_count)
     old_tallies = [tally(s) for s in old]
-    sets, tallies, pairs = _pairs(avail, old_tallies, points is not None)
+    # Points with no joker on the rack: the points are the numbered rack tiles', wherever the
+    # jokers stand, so the programme is the tiles one with a points row (no joker places).
+    places_count = points is not None and avail[_JOKER] > table_count[_JOKER]
+    sets, tallies, pairs = _pairs(avail, old_tallies, places_count)
     nx = len(sets)
     ny = len(pairs)
     big = 0 if count is not None or points is not None else total + 1
@@ -393,10 +421,8 @@ def least_arrangement(
     upper = [min(avail[x] // k for x, k in t.items()) for t in tallies] + [1] * ny
     places: list[tuple[int, int]] = []  # (set, value of one of its joker places): the z columns
     joker_pairs: list[int] = []  # pairs sharing jokers: the k columns (points only, see below)
-    if points is not None:
-        from referee.solver.values import _joker_values
-
-        places = [(j, v) for j, st in enumerate(sets) if _JOKER in st for v in _joker_values(_readable(st))]
+    if places_count:
+        places = [(j, v) for j, st in enumerate(sets) if _JOKER in st for v in _set_joker_values(st)]
         # A rack joker is not a table joker kept in its set: the pairs' joker part moves to k
         # columns, which share each set's jokers with the rack jokers sitting there (z).
         joker_pairs = [k for k, (j, i, _w) in enumerate(pairs) if _JOKER in tallies[j] and _JOKER in old_tallies[i]]
@@ -429,6 +455,7 @@ def least_arrangement(
             + [(zc + q, v) for q, (_j, v) in enumerate(places)],
             table_points + points, table_points + points,
         )
+    if places_count:
         # The rack's jokers laid are the jokers on the table after the move less the table's.
         rows.add(
             [(j, -st.count(_JOKER)) for j, st in enumerate(sets) if _JOKER in st] + [(zc + q, 1) for q in range(nz)],
@@ -462,7 +489,7 @@ def least_arrangement(
         rows.add(entries + [(j, -1)], -math.inf, 0)
     if not nx:
         return LeastArrangement(0, 0, (), 0.0) if not total and not count else None
-    whole = nx + ny + nz + nk if points is not None else nx  # the columns that must be integral
+    whole = nx + ny + nz + nk if places_count else nx  # the columns that must be integral
     found = _branch_and_bound(rows, cost, upper, whole, time_limit - (time.perf_counter() - start), known)
     seconds = time.perf_counter() - start
     if found is None:

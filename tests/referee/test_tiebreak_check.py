@@ -346,3 +346,23 @@ def test_command_line_summary() -> None:
         p = by_id[row["id"]]
         move = best_move(parse_table(p["table_melds"]), parse_tiles(p["rack"]))
         assert row["ours_moved"] == (len(move.moved) if move else 0)
+
+
+@pytest.mark.parametrize("jokers", [1, 2, 4])
+def test_set_joker_values_read_as_the_referee_reads(jokers: int) -> None:
+    """The points programme reads joker values on tile indices (``_set_joker_values``): the same
+    values as the referee's reading of the tiles (``_joker_values`` of ``_readable``), on every
+    candidate set of a full box and on every piece of every run reading cut in two."""
+    from referee.solver.least import _colour_runs, _readable, _set_joker_values
+    from referee.solver.values import _joker_values
+
+    def reading_of(s: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(sorted(_joker_values(_readable(s))))
+
+    for s in candidate_sets([2] * 52 + [jokers]):
+        assert _set_joker_values(s) == reading_of(s), s
+    for _key, _lo, reading in _colour_runs(2, (1 << 13) - 1, jokers):
+        for p in range(1, len(reading)):
+            for piece in (tuple(sorted(reading[:p])), tuple(sorted(reading[p:]))):
+                if any(x != 52 for x in piece):
+                    assert _set_joker_values(piece) == reading_of(piece), piece
