@@ -162,6 +162,10 @@ def best_move(
         return _opening(old_sets, table_tiles, rack_count, rules, objective, tiebreak) if rack_tiles else None
     proven = True
     new_sets = None
+    if rack_tiles and objective == "points" and tiebreak == "exact" and old_sets is not None:
+        move = _most_points_least_moved(old_sets, table_tiles, rack_tiles, rules, time_limit)
+        if move is not None:
+            return move
     if rack_tiles and objective == "points":
         solved_points = _solve_points(table_count, rack_count, rules, old_sets)
         if solved_points is not None:
@@ -193,6 +197,45 @@ def best_move(
         proven=proven,
         least_moved=least,
         tiebreak=tiebreak,
+    )
+
+
+_MOST_POINTS_RELAXATIONS = 8
+"""Relaxations the points objective's one integer programme may solve (see
+:func:`_most_points_least_moved`) before the solver takes the other way."""
+
+
+def _most_points_least_moved(
+    old_sets: list[list[Tile]], table_tiles: list[Tile], rack: list[Tile], rules: RuleSet, time_limit: float
+) -> Move | None:
+    """The points objective with the exact tie-break in one integer programme: the most points,
+    then the fewest table tiles moved (:func:`~referee.solver.least.least_arrangement` with
+    ``most_points``), both proven. None when its branch and bound needs more than
+    ``_MOST_POINTS_RELAXATIONS`` relaxations or nothing is laid: then the fast points search
+    and the tie-break after it decide. Measured on the large tables with jokers (the rack's
+    jokers make the fast points search slow there): see ``referee/SOLVER.md``."""
+    from referee.solver.least import least_arrangement  # highspy, only when asked for
+
+    found = least_arrangement(
+        old_sets, rack, rules, most_points=True, time_limit=time_limit, relaxations=_MOST_POINTS_RELAXATIONS
+    )
+    if found is None or not found.sets or not found.count:
+        return None
+    out = _describe_change(old_sets, table_tiles, [list(s) for s in found.sets], rack_jokers_high=True)
+    if not out.placed or out.points != found.points or len(out.moved) != found.moved:
+        return None  # (never seen: the move's own reading disagrees; the other way decides)
+    return Move(
+        count=len(out.placed),
+        points=out.points,
+        placed=tuple(out.placed),
+        sets=tuple(tuple(s) for s in out.sets),
+        steps=out.steps,
+        moved=tuple(out.moved),
+        set_numbers=tuple(out.numbers),
+        objective="points",
+        proven=True,
+        least_moved=True,
+        tiebreak="exact",
     )
 
 

@@ -57,6 +57,8 @@ class LeastArrangement:
     the top, then below the bottom), groups in colour order with their jokers last."""
     seconds: float
     """Time it took (building the programme and HiGHS)."""
+    points: int | None = None
+    """With ``most_points``: the points of the rack tiles laid, the most any move scores."""
 
 
 def candidate_sets(avail: Sequence[int]) -> list[tuple[int, ...]]:
@@ -364,6 +366,8 @@ def least_arrangement(
     time_limit: float = 20.0,
     points: int | None = None,
     known: int | None = None,
+    most_points: bool = False,
+    relaxations: int | None = None,
 ) -> LeastArrangement | None:
     """The arrangement of the table's sets ``table`` and some of ``rack`` (after the opening)
     laying the most rack tiles, or exactly ``count`` of them, or rack tiles worth exactly
@@ -412,12 +416,14 @@ def least_arrangement(
     old_tallies = [tally(s) for s in old]
     # Points with no joker on the rack: the points are the numbered rack tiles', wherever the
     # jokers stand, so the programme is the tiles one with a points row (no joker places).
-    places_count = points is not None and avail[_JOKER] > table_count[_JOKER]
+    scored = points is not None or most_points  # points counted: fixed, or maximised first
+    places_count = scored and avail[_JOKER] > table_count[_JOKER]
     sets, tallies, pairs = _pairs(avail, old_tallies, places_count)
     nx = len(sets)
     ny = len(pairs)
-    big = 0 if count is not None or points is not None else total + 1
+    big = 0 if count is not None or scored else total + 1
     cost = [float(-big * len(s)) for s in sets] + [float(-w) for _j, _i, w in pairs]
+    heavy = total + 1 if most_points else 0  # a point laid outweighs every tile kept
     upper = [min(avail[x] // k for x, k in t.items()) for t in tallies] + [1] * ny
     places: list[tuple[int, int]] = []  # (set, value of one of its joker places): the z columns
     joker_pairs: list[int] = []  # pairs sharing jokers: the k columns (points only, see below)
@@ -446,10 +452,17 @@ def least_arrangement(
     if count is not None:
         # Exactly `count` rack tiles laid: the sets hold the table's tiles and `count` more.
         rows.add([(j, len(st)) for j, st in enumerate(sets)], total + count, total + count)
+    zc, kc = nx + ny, nx + ny + nz
+    table_points = sum(x % 13 + 1 for s_ in old for x in s_ if x != _JOKER)
+    if most_points:
+        # The points of the rack tiles laid first: numbered ones at face value, rack jokers at
+        # their places (the table's own points are a constant).
+        for j, st in enumerate(sets):
+            cost[j] -= heavy * sum(x % 13 + 1 for x in st if x != _JOKER)
+        for q, (_j, v) in enumerate(places):
+            cost[zc + q] -= heavy * v
     if points is not None:
         # Points of the rack tiles laid: numbered ones at face value, rack jokers at their places.
-        zc, kc = nx + ny, nx + ny + nz
-        table_points = sum(x % 13 + 1 for s_ in old for x in s_ if x != _JOKER)
         rows.add(
             [(j, sum(x % 13 + 1 for x in st if x != _JOKER)) for j, st in enumerate(sets)]
             + [(zc + q, v) for q, (_j, v) in enumerate(places)],
@@ -490,7 +503,7 @@ def least_arrangement(
     if not nx:
         return LeastArrangement(0, 0, (), 0.0) if not total and not count else None
     whole = nx + ny + nz + nk if places_count else nx  # the columns that must be integral
-    found = _branch_and_bound(rows, cost, upper, whole, time_limit - (time.perf_counter() - start), known)
+    found = _branch_and_bound(rows, cost, upper, whole, time_limit - (time.perf_counter() - start), known, relaxations)
     seconds = time.perf_counter() - start
     if found is None:
         return None
@@ -498,10 +511,14 @@ def least_arrangement(
     if x is None:  # nothing better than the arrangement known
         return LeastArrangement(count if count is not None else 0, total - value, (), seconds)
     copies = [round(v) for v in x[:nx]]
+    most = None
+    if most_points:  # (the points part is a multiple of heavy; what is left is the tiles kept)
+        most = value // heavy - table_points
+        value %= heavy
     new_sets = tuple(_readable(sets[j]) for j, k in enumerate(copies) for _copy in range(k))
     laid = sum(len(s) for s in new_sets) - total
     kept = value - big * (laid + total)
-    return LeastArrangement(laid, total - kept, new_sets, seconds)
+    return LeastArrangement(laid, total - kept, new_sets, seconds, most)
 
 
 _MAX_DEPTH = 400
@@ -511,7 +528,8 @@ shared benchmark positions with jokers need 17 relaxations at most (large-J-014)
 
 
 def _branch_and_bound(
-    rows: _Rows, cost: list[float], upper: list[int], whole: int, time_limit: float, known: int | None
+    rows: _Rows, cost: list[float], upper: list[int], whole: int, time_limit: float, known: int | None,
+    relaxations: int | None = None,
 ) -> tuple[int, list[float] | None] | None:
     """Maximise -cost over the programme ``rows`` (columns 0 to ``upper``), the first ``whole``
     columns integral, by branch and bound on HiGHS's dual simplex: each node changes one
@@ -557,10 +575,13 @@ def _branch_and_bound(
     optimal = highspy.HighsModelStatus.kOptimal
     out_of_time = highspy.HighsModelStatus.kTimeLimit
 
+    solved = [0]  # relaxations solved
+
     def node(depth: int) -> None:
         left = time_limit - (time.perf_counter() - start)
-        if left <= 0 or depth > _MAX_DEPTH:
+        if left <= 0 or depth > _MAX_DEPTH or solved[0] == relaxations:
             raise TimeoutError
+        solved[0] += 1
         h.setOptionValue("time_limit", left)
         h.run()
         status = h.getModelStatus()
