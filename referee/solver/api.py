@@ -137,7 +137,9 @@ def best_move(
     ``tiebreak="exact"`` (the default of the command line and the web app) then finds the
     move laying as many tiles (or points) that moves fewest, by the integer programme of
     :mod:`referee.solver.least` (highspy; figures in ``referee/SOLVER.md``); ``Move.least_moved`` says whether it was proven within ``time_limit``
-    seconds (otherwise the estimate's move is returned).
+    seconds (otherwise the estimate's move is returned). With the points objective that
+    programme first looks for the most points and the fewest moved at once, and only where its
+    branch and bound runs long do the fast points search and the tie-break after it decide.
 
     Raises :class:`SolverError` for more copies of a tile or more jokers than ``rules`` has, an
     unknown objective or tie-break, a table (after

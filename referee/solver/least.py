@@ -391,6 +391,11 @@ def least_arrangement(
     with ``count`` or ``points`` given): when nothing keeps more, the answer is that value with
     no sets (``sets == ()``), the known arrangement being a least one.
 
+    ``most_points``: instead of a count or points given, the most points first (the
+    objective (T + 1) * points + tiles kept, points as above), then the fewest moved; the
+    answer's :attr:`LeastArrangement.points` says how many. ``relaxations``: the most linear
+    relaxations the branch and bound may solve; past them, None (as past ``time_limit``).
+
     Raises :class:`~referee.solver.SolverError` when highspy is not installed, or for more copies
     of a tile than ``rules`` has.
     """
