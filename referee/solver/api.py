@@ -137,7 +137,9 @@ def best_move(
     ``tiebreak="exact"`` (the default of the command line and the web app) then finds the
     move laying as many tiles (or points) that moves fewest, by the integer programme of
     :mod:`referee.solver.least` (highspy; figures in ``referee/SOLVER.md``); ``Move.least_moved`` says whether it was proven within ``time_limit``
-    seconds (otherwise the estimate's move is returned).
+    seconds (otherwise the estimate's move is returned). With the points objective that
+    programme first looks for the most points and the fewest moved at once, and only where its
+    branch and bound runs long do the fast points search and the tie-break after it decide.
 
     Raises :class:`SolverError` for more copies of a tile or more jokers than ``rules`` has, an
     unknown objective or tie-break, a table (after
@@ -162,6 +164,10 @@ def best_move(
         return _opening(old_sets, table_tiles, rack_count, rules, objective, tiebreak) if rack_tiles else None
     proven = True
     new_sets = None
+    if rack_tiles and objective == "points" and tiebreak == "exact" and old_sets is not None:
+        move = _most_points_least_moved(old_sets, table_tiles, rack_tiles, rules, time_limit)
+        if move is not None:
+            return move
     if rack_tiles and objective == "points":
         solved_points = solve_points(table_count, rack_count, rules, old_sets)
         if solved_points is not None:
@@ -196,6 +202,45 @@ def best_move(
     )
 
 
+_MOST_POINTS_RELAXATIONS = 8
+"""Relaxations the points objective's one integer programme may solve (see
+:func:`_most_points_least_moved`) before the solver takes the other way."""
+
+
+def _most_points_least_moved(
+    old_sets: list[list[Tile]], table_tiles: list[Tile], rack: list[Tile], rules: RuleSet, time_limit: float
+) -> Move | None:
+    """The points objective with the exact tie-break in one integer programme: the most points,
+    then the fewest table tiles moved (:func:`~referee.solver.least.least_arrangement` with
+    ``most_points``), both proven. None when its branch and bound needs more than
+    ``_MOST_POINTS_RELAXATIONS`` relaxations or nothing is laid: then the fast points search
+    and the tie-break after it decide. Measured on the large tables with jokers (the rack's
+    jokers make the fast points search slow there): see ``referee/SOLVER.md``."""
+    from referee.solver.least import least_arrangement  # highspy, only when asked for
+
+    found = least_arrangement(
+        old_sets, rack, rules, most_points=True, time_limit=time_limit, relaxations=_MOST_POINTS_RELAXATIONS
+    )
+    if found is None or not found.sets or not found.count:
+        return None
+    out = describe_change(old_sets, table_tiles, [list(s) for s in found.sets], rack_jokers_high=True)
+    if not out.placed or out.points != found.points or len(out.moved) != found.moved:
+        return None  # (never seen: the move's own reading disagrees; the other way decides)
+    return Move(
+        count=len(out.placed),
+        points=out.points,
+        placed=tuple(out.placed),
+        sets=tuple(tuple(s) for s in out.sets),
+        steps=out.steps,
+        moved=tuple(out.moved),
+        set_numbers=tuple(out.numbers),
+        objective="points",
+        proven=True,
+        least_moved=True,
+        tiebreak="exact",
+    )
+
+
 def _fewest_moved(
     out: Outcome, old_sets: list[list[Tile]], table_tiles: list[Tile], rack: list[Tile], rules: RuleSet,
     time_limit: float, objective: str,
@@ -206,13 +251,14 @@ def _fewest_moved(
     from referee.solver.least import least_arrangement  # highspy, only when asked for
 
     pts = objective == "points"
+    # The fast search's move keeps this many tiles in their set: nodes that cannot keep more
+    # are closed at once. For points too: the programme may put the rack's jokers on any joker
+    # places that give the move's points, the places describe_change gives them among them,
+    # so it counts at least as many kept for this move as the move does.
+    known = len(table_tiles) - len(out.moved)
     if pts:
-        found = least_arrangement(old_sets, rack, rules, points=out.points, time_limit=time_limit)
+        found = least_arrangement(old_sets, rack, rules, points=out.points, time_limit=time_limit, known=known)
     else:
-        # The fast search's move keeps this many tiles in their set: nodes that cannot keep more
-        # are closed at once. (Not for points, where the rack's jokers are counted at the places
-        # worth most: the programme's count of kept jokers is its own.)
-        known = len(table_tiles) - len(out.moved)
         found = least_arrangement(old_sets, rack, rules, count=len(out.placed), time_limit=time_limit, known=known)
     if found is None:
         return out, False

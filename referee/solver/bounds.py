@@ -25,6 +25,13 @@ from referee.solver.options import (
 from referee.solver.state import CB, CLOSED
 
 
+_ONLY_EMPTY = (0,)
+"""Run states reached when nothing is open (the state with no run)."""
+
+_IDLE_ROW = [(0, IDLE_STEP)]
+"""Relaxed steps of a cell with no tile and nothing open: stay with nothing open (read only)."""
+
+
 class Bounds:
     """Bounds of :class:`~referee.solver.programme.Programme` (its state is set up there)."""
 
@@ -46,7 +53,7 @@ class Bounds:
         for c in range(4):
             tc, rc = t[c], r[c]
             steps: list[Any] = [None]
-            reach: Iterable[int] = (0,)
+            reach: Iterable[int] = _ONLY_EMPTY
             for n in range(1, 14):
                 if tc[n] or rc[n]:
                     gc = caps[n][c]
@@ -63,16 +70,24 @@ class Bounds:
                         for x in st:
                             nxt.add(x[0])
                     reach = nxt
+                elif reach is _ONLY_EMPTY or (len(reach) == 1 and 0 in reach):  # type: ignore[arg-type]
+                    row = _IDLE_ROW  # (nothing open and no tile: the usual empty cell)
+                    reach = _ONLY_EMPTY
                 else:
                     # No tile: runs of 3 or more end, shorter ones die.
                     row = [(sid, IDLE_STEP if CLOSED[sid] else ()) for sid in reach]
-                    reach = (0,) if any(st for _sid, st in row) else ()
+                    reach = _ONLY_EMPTY if any(st for _sid, st in row) else ()
                 steps.append(row)
             val = {sid: 0 if CLOSED[sid] else NEG for sid in reach}
             vals: list[dict[int, int]] = [val]
             for n in range(13, 0, -1):
+                row = steps[n]
+                if row is _IDLE_ROW:
+                    val = {0: val[0]}
+                    vals.append(val)
+                    continue
                 cur = {}
-                for sid, st in steps[n]:
+                for sid, st in row:
                     best = NEG
                     for nsid, placed in st:
                         v = placed + val[nsid]
@@ -160,8 +175,13 @@ class Bounds:
             val = {sid: full if CLOSED[sid] else 0 for sid in reach}
             masks: list[dict[int, int]] = [val]
             for n in range(13, 0, -1):
+                row = steps[n]
+                if row is _IDLE_ROW:
+                    val = {0: val[0]}
+                    vals.append(val)
+                    continue
                 cur = {}
-                for sid, st in steps[n]:
+                for sid, st in row:
                     m = 0
                     for nsid, _cost, shift in st:
                         v = val.get(nsid)

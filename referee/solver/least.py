@@ -57,6 +57,8 @@ class LeastArrangement:
     the top, then below the bottom), groups in colour order with their jokers last."""
     seconds: float
     """Time it took (building the programme and HiGHS)."""
+    points: int | None = None
+    """With ``most_points``: the points of the rack tiles laid, the most any move scores."""
 
 
 def candidate_sets(avail: Sequence[int]) -> list[tuple[int, ...]]:
@@ -176,14 +178,39 @@ def _cuts(reading: Sequence[int]) -> tuple[int, ...]:
 def _same_joker_values(reading: Sequence[int], cuts: Sequence[int]) -> tuple[int, ...]:
     """The cuts whose pieces, read alone, give the jokers the values the whole run gives them
     (for the points objective, where a joker is worth the tile it stands for)."""
-    from referee.solver.values import joker_values
-
-    whole = sorted(joker_values(readable_set(tuple(sorted(reading)))))
+    whole = _set_joker_values(tuple(sorted(reading)))
     return tuple(
         p for p in cuts
-        if sorted(joker_values(readable_set(tuple(sorted(reading[:p]))))
-                  + joker_values(readable_set(tuple(sorted(reading[p:]))))) == whole
+        if tuple(sorted(_set_joker_values(tuple(sorted(reading[:p]))) + _set_joker_values(tuple(sorted(reading[p:])))))
+        == whole
     )
+
+
+@lru_cache(maxsize=1 << 16)
+def _set_joker_values(s: tuple[int, ...]) -> tuple[int, ...]:
+    """What the jokers of the candidate set ``s`` (sorted tile indices, jokers last) stand for,
+    sorted: what :func:`~referee.solver.values.joker_values` gives for :func:`readable_set` of
+    ``s``, worked out on the indices (it was most of the time of the points programme's
+    build: thousands of long runs with jokers and their cuts read as tiles). The reading is
+    the referee's: a group when every numbered tile has one number and the set has 4 tiles or
+    fewer, unless it is one tile and jokers that read as a run from it up (worth more); otherwise a run with its
+    jokers in the gaps, then above its top, then below its bottom where the top is 13."""
+    numbers = [x % 13 + 1 for x in s if x != _JOKER]
+    jokers = len(s) - len(numbers)
+    if not jokers or not numbers:
+        return ()
+    lo, hi = numbers[0], numbers[-1]
+    if lo == hi and len(s) <= 4:
+        # A group; one numbered tile reads from it up as a run where that fits (worth more).
+        if len(numbers) == 1 and lo + len(s) - 1 <= 13:
+            return tuple(range(lo + 1, lo + len(s)))
+        return (lo,) * jokers
+    have = set(numbers)
+    gaps = [v for v in range(lo, hi + 1) if v not in have]
+    spare = jokers - len(gaps)
+    top = min(13, hi + spare)
+    bottom = lo - (spare - (top - hi))
+    return tuple(sorted([*gaps, *range(hi + 1, top + 1), *range(bottom, lo)]))
 
 
 _LongRun = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], dict[int, int], tuple[int, ...]]
@@ -339,6 +366,8 @@ def least_arrangement(
     time_limit: float = 20.0,
     points: int | None = None,
     known: int | None = None,
+    most_points: bool = False,
+    relaxations: int | None = None,
 ) -> LeastArrangement | None:
     """The arrangement of the table's sets ``table`` and some of ``rack`` (after the opening)
     laying the most rack tiles, or exactly ``count`` of them, or rack tiles worth exactly
@@ -361,6 +390,11 @@ def least_arrangement(
     ``known``: tiles kept by an arrangement already known to lay as much (the fast search's move,
     with ``count`` or ``points`` given): when nothing keeps more, the answer is that value with
     no sets (``sets == ()``), the known arrangement being a least one.
+
+    ``most_points``: instead of a count or points given, the most points first (the
+    objective (T + 1) * points + tiles kept, points as above), then the fewest moved; the
+    answer's :attr:`LeastArrangement.points` says how many. ``relaxations``: the most linear
+    relaxations the branch and bound may solve; past them, None (as past ``time_limit``).
 
     Raises :class:`~referee.solver.SolverError` when highspy is not installed, or for more copies
     of a tile than ``rules`` has.
@@ -385,18 +419,21 @@ def least_arrangement(
     avail = [a + b for a, b in zip(table_count, rack_count)]
     total = sum(table_count)
     old_tallies = [tally(s) for s in old]
-    sets, tallies, pairs = _pairs(avail, old_tallies, points is not None)
+    # Points with no joker on the rack: the points are the numbered rack tiles', wherever the
+    # jokers stand, so the programme is the tiles one with a points row (no joker places).
+    scored = points is not None or most_points  # points counted: fixed, or maximised first
+    places_count = scored and avail[_JOKER] > table_count[_JOKER]
+    sets, tallies, pairs = _pairs(avail, old_tallies, places_count)
     nx = len(sets)
     ny = len(pairs)
-    big = 0 if count is not None or points is not None else total + 1
+    big = 0 if count is not None or scored else total + 1
     cost = [float(-big * len(s)) for s in sets] + [float(-w) for _j, _i, w in pairs]
+    heavy = total + 1 if most_points else 0  # a point laid outweighs every tile kept
     upper = [min(avail[x] // k for x, k in t.items()) for t in tallies] + [1] * ny
     places: list[tuple[int, int]] = []  # (set, value of one of its joker places): the z columns
     joker_pairs: list[int] = []  # pairs sharing jokers: the k columns (points only, see below)
-    if points is not None:
-        from referee.solver.values import joker_values
-
-        places = [(j, v) for j, st in enumerate(sets) if _JOKER in st for v in joker_values(readable_set(st))]
+    if places_count:
+        places = [(j, v) for j, st in enumerate(sets) if _JOKER in st for v in _set_joker_values(st)]
         # A rack joker is not a table joker kept in its set: the pairs' joker part moves to k
         # columns, which share each set's jokers with the rack jokers sitting there (z).
         joker_pairs = [k for k, (j, i, _w) in enumerate(pairs) if _JOKER in tallies[j] and _JOKER in old_tallies[i]]
@@ -420,15 +457,23 @@ def least_arrangement(
     if count is not None:
         # Exactly `count` rack tiles laid: the sets hold the table's tiles and `count` more.
         rows.add([(j, len(st)) for j, st in enumerate(sets)], total + count, total + count)
+    zc, kc = nx + ny, nx + ny + nz
+    table_points = sum(x % 13 + 1 for s_ in old for x in s_ if x != _JOKER)
+    if most_points:
+        # The points of the rack tiles laid first: numbered ones at face value, rack jokers at
+        # their places (the table's own points are a constant).
+        for j, st in enumerate(sets):
+            cost[j] -= heavy * sum(x % 13 + 1 for x in st if x != _JOKER)
+        for q, (_j, v) in enumerate(places):
+            cost[zc + q] -= heavy * v
     if points is not None:
         # Points of the rack tiles laid: numbered ones at face value, rack jokers at their places.
-        zc, kc = nx + ny, nx + ny + nz
-        table_points = sum(x % 13 + 1 for s_ in old for x in s_ if x != _JOKER)
         rows.add(
             [(j, sum(x % 13 + 1 for x in st if x != _JOKER)) for j, st in enumerate(sets)]
             + [(zc + q, v) for q, (_j, v) in enumerate(places)],
             table_points + points, table_points + points,
         )
+    if places_count:
         # The rack's jokers laid are the jokers on the table after the move less the table's.
         rows.add(
             [(j, -st.count(_JOKER)) for j, st in enumerate(sets) if _JOKER in st] + [(zc + q, 1) for q in range(nz)],
@@ -462,8 +507,8 @@ def least_arrangement(
         rows.add(entries + [(j, -1)], -math.inf, 0)
     if not nx:
         return LeastArrangement(0, 0, (), 0.0) if not total and not count else None
-    whole = nx + ny + nz + nk if points is not None else nx  # the columns that must be integral
-    found = _branch_and_bound(rows, cost, upper, whole, time_limit - (time.perf_counter() - start), known)
+    whole = nx + ny + nz + nk if places_count else nx  # the columns that must be integral
+    found = _branch_and_bound(rows, cost, upper, whole, time_limit - (time.perf_counter() - start), known, relaxations)
     seconds = time.perf_counter() - start
     if found is None:
         return None
@@ -471,10 +516,14 @@ def least_arrangement(
     if x is None:  # nothing better than the arrangement known
         return LeastArrangement(count if count is not None else 0, total - value, (), seconds)
     copies = [round(v) for v in x[:nx]]
+    most = None
+    if most_points:  # (the points part is a multiple of heavy; what is left is the tiles kept)
+        most = value // heavy - table_points
+        value %= heavy
     new_sets = tuple(readable_set(sets[j]) for j, k in enumerate(copies) for _copy in range(k))
     laid = sum(len(s) for s in new_sets) - total
     kept = value - big * (laid + total)
-    return LeastArrangement(laid, total - kept, new_sets, seconds)
+    return LeastArrangement(laid, total - kept, new_sets, seconds, most)
 
 
 _MAX_DEPTH = 400
@@ -484,7 +533,8 @@ shared benchmark positions with jokers need 17 relaxations at most (large-J-014)
 
 
 def _branch_and_bound(
-    rows: _Rows, cost: list[float], upper: list[int], whole: int, time_limit: float, known: int | None
+    rows: _Rows, cost: list[float], upper: list[int], whole: int, time_limit: float, known: int | None,
+    relaxations: int | None = None,
 ) -> tuple[int, list[float] | None] | None:
     """Maximise -cost over the programme ``rows`` (columns 0 to ``upper``), the first ``whole``
     columns integral, by branch and bound on HiGHS's dual simplex: each node changes one
@@ -530,10 +580,13 @@ def _branch_and_bound(
     optimal = highspy.HighsModelStatus.kOptimal
     out_of_time = highspy.HighsModelStatus.kTimeLimit
 
+    solved = [0]  # relaxations solved
+
     def node(depth: int) -> None:
         left = time_limit - (time.perf_counter() - start)
-        if left <= 0 or depth > _MAX_DEPTH:
+        if left <= 0 or depth > _MAX_DEPTH or solved[0] == relaxations:
             raise TimeoutError
+        solved[0] += 1
         h.setOptionValue("time_limit", left)
         h.run()
         status = h.getModelStatus()

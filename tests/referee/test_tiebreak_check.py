@@ -346,3 +346,47 @@ def test_command_line_summary() -> None:
         p = by_id[row["id"]]
         move = best_move(parse_table(p["table_melds"]), parse_tiles(p["rack"]))
         assert row["ours_moved"] == (len(move.moved) if move else 0)
+
+
+@pytest.mark.parametrize("jokers", [1, 2, 4])
+def test_set_joker_values_read_as_the_referee_reads(jokers: int) -> None:
+    """The points programme reads joker values on tile indices (``_set_joker_values``): the same
+    values as the referee's reading of the tiles (``joker_values`` of ``readable_set``), on every
+    candidate set of a full box and on every piece of every run reading cut in two."""
+    from referee.solver.least import _colour_runs, readable_set, _set_joker_values
+    from referee.solver.values import joker_values
+
+    def reading_of(s: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(sorted(joker_values(readable_set(s))))
+
+    for s in candidate_sets([2] * 52 + [jokers]):
+        assert _set_joker_values(s) == reading_of(s), s
+    for _key, _lo, reading in _colour_runs(2, (1 << 13) - 1, jokers):
+        for p in range(1, len(reading)):
+            for piece in (tuple(sorted(reading[:p])), tuple(sorted(reading[p:]))):
+                if any(x != 52 for x in piece):
+                    assert _set_joker_values(piece) == reading_of(piece), piece
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_exact_tiebreak_points_other_way_matches_brute_force(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no relaxation allowed to the one programme of the most points (as when its branch
+    and bound runs long), the fast points search and the tie-break after it give the same."""
+    import referee.solver.api as api
+
+    monkeypatch.setattr(api, "_MOST_POINTS_RELAXATIONS", 0)
+    old, rack = _tiny_position(random.Random(900 + seed), moving=True)
+    move = best_move(old, rack, objective="points", tiebreak="exact")
+    assert move is not None and (move.points, -len(move.moved)) == _brute_points(old, rack)
+    assert move.least_moved
+    _assert_a_move(old, rack, move)
+
+
+def test_most_points_programme_gives_up_past_its_relaxations() -> None:
+    """``relaxations=0``: no relaxation may be solved, so no answer (the caller goes on another way)."""
+    from referee.solver.least import least_arrangement
+
+    old = parse_table("R1 R2 R3 | K5 B5 O5")
+    assert least_arrangement(old, parse_tiles("R4 O6 J"), most_points=True, relaxations=0) is None
+    found = least_arrangement(old, parse_tiles("R4 O6 J"), most_points=True)
+    assert found is not None and found.points is not None and found.points >= 4
