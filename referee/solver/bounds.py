@@ -175,13 +175,8 @@ class Bounds:
             val = {sid: full if CLOSED[sid] else 0 for sid in reach}
             masks: list[dict[int, int]] = [val]
             for n in range(13, 0, -1):
-                row = steps[n]
-                if row is _IDLE_ROW:
-                    val = {0: val[0]}
-                    vals.append(val)
-                    continue
                 cur = {}
-                for sid, st in row:
+                for sid, st in steps[n]:
                     m = 0
                     for nsid, _cost, shift in st:
                         v = val.get(nsid)
