@@ -187,6 +187,11 @@ def best_move(
     least = not out.moved
     if tiebreak == "exact" and not least and old_sets is not None:
         out, least = _fewest_moved(out, old_sets, table_tiles, rack_tiles, rules, time_limit, objective)
+    return _move(out, objective, proven, least, tiebreak)
+
+
+def _move(out: Outcome, objective: str, proven: bool, least_moved: bool, tiebreak: str) -> Move:
+    """The :class:`Move` that lays ``out`` (what :func:`describe_change` found)."""
     return Move(
         count=len(out.placed),
         points=out.points,
@@ -197,7 +202,7 @@ def best_move(
         set_numbers=tuple(out.numbers),
         objective=objective,
         proven=proven,
-        least_moved=least,
+        least_moved=least_moved,
         tiebreak=tiebreak,
     )
 
@@ -226,19 +231,7 @@ def _most_points_least_moved(
     out = describe_change(old_sets, table_tiles, [list(s) for s in found.sets], rack_jokers_high=True)
     if not out.placed or out.points != found.points or len(out.moved) != found.moved:
         return None  # (never seen: the move's own reading disagrees; the other way decides)
-    return Move(
-        count=len(out.placed),
-        points=out.points,
-        placed=tuple(out.placed),
-        sets=tuple(tuple(s) for s in out.sets),
-        steps=out.steps,
-        moved=tuple(out.moved),
-        set_numbers=tuple(out.numbers),
-        objective="points",
-        proven=True,
-        least_moved=True,
-        tiebreak="exact",
-    )
+    return _move(out, "points", proven=True, least_moved=True, tiebreak="exact")
 
 
 def _fewest_moved(
