@@ -98,8 +98,8 @@ class Report:
     groups: dict[str, "Report"] = field(default_factory=dict)  # per font family (rendered splits)
     editions: dict[str, "Report"] = field(default_factory=dict)  # per tile edition (rendered splits)
     scenes: dict[str, "Report"] = field(default_factory=dict)  # per scene kind: rack, table... (rendered splits)
-    sizes: dict[str, np.ndarray] = field(default_factory=dict)
-    """Per tile size (the label box's short side in the image's pixels, :data:`SIZE_BUCKETS`):
+    sizes: dict[int, np.ndarray] = field(default_factory=dict)
+    """Per tile size, keyed by the bucket's lower edge (the label box's short side in the image's pixels, :data:`SIZE_BUCKETS`):
     [labelled tiles, found, found and read right] - where reading fails, by how many pixels it had."""
 
     def add(self, other: "Report") -> None:
@@ -114,9 +114,9 @@ class Report:
 
     def size_figures(self) -> dict[str, dict]:
         """:attr:`sizes` as figures: tiles, detection recall and read accuracy of the found ones."""
-        return {b: {"tiles": int(c[0]), "detection_recall": round(c[1] / max(c[0], 1), 4),
-                    "read_accuracy": round(c[2] / max(c[1], 1), 4)}
-                for b, c in sorted(self.sizes.items(), key=lambda kv: _bucket_floor(kv[0]))}
+        return {_bucket_name(b): {"tiles": int(c[0]), "detection_recall": round(c[1] / max(c[0], 1), 4),
+                                  "read_accuracy": round(c[2] / max(c[1], 1), 4)}
+                for b, c in sorted(self.sizes.items())}
 
     def to_dict(self) -> dict:
         p = self.matched / max(self.predicted, 1)
@@ -138,15 +138,18 @@ SIZE_BUCKETS = (0, 20, 30, 50, 80, 130)
 """Lower edges, in pixels, of the tile-size buckets of :attr:`Report.sizes` (label box's short side)."""
 
 
-def size_bucket(short_side: float) -> str:
-    """The :data:`SIZE_BUCKETS` bucket of a tile whose label box's short side is ``short_side`` pixels."""
-    floor = max(b for b in SIZE_BUCKETS if short_side >= b) if short_side >= 0 else 0
+def _size_floor(short_side: float) -> int:
+    return max(b for b in SIZE_BUCKETS if short_side >= b) if short_side >= 0 else 0
+
+
+def _bucket_name(floor: int) -> str:
     higher = [b for b in SIZE_BUCKETS if b > floor]
     return f"{floor}-{higher[0]} px" if higher else f"{floor}+ px"
 
 
-def _bucket_floor(name: str) -> int:
-    return int(name.split("-")[0].split("+")[0])
+def size_bucket(short_side: float) -> str:
+    """The :data:`SIZE_BUCKETS` bucket of a tile whose label box's short side is ``short_side`` pixels."""
+    return _bucket_name(_size_floor(short_side))
 
 
 def mostly_covered(box: np.ndarray, ignore: np.ndarray) -> bool:
@@ -195,7 +198,7 @@ def score_reading(reading, item: LabelledImage, report: Report) -> Report:
         errors.append(f"{item.tiles[t].code} missed")
     read_right_t = {t for p, t in pairs if pred_tiles[p] == item.tiles[t]}
     for t, box in enumerate(item.boxes_xyxy):
-        bucket = size_bucket(float(min(box[2] - box[0], box[3] - box[1])))
+        bucket = _size_floor(float(min(box[2] - box[0], box[3] - box[1])))
         counts = report.sizes.setdefault(bucket, np.zeros(3, int))
         counts += (1, t in matched_t, t in read_right_t)
     for p in set(range(len(pred_tiles))) - matched_p:
