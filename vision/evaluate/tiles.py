@@ -99,8 +99,9 @@ class Report:
     editions: dict[str, "Report"] = field(default_factory=dict)  # per tile edition (rendered splits)
     scenes: dict[str, "Report"] = field(default_factory=dict)  # per scene kind: rack, table... (rendered splits)
     sizes: dict[int, np.ndarray] = field(default_factory=dict)
-    """Per tile size, keyed by the bucket's lower edge (the label box's short side in the image's pixels, :data:`SIZE_BUCKETS`):
-    [labelled tiles, found, found and read right] - where reading fails, by how many pixels it had."""
+    """Per tile size, keyed by the lower edge of its :data:`SIZE_BUCKETS` bucket (the label box's
+    short side in the image's pixels): [labelled tiles, found, found and read right] - where
+    reading fails, by how many pixels it had."""
 
     def add(self, other: "Report") -> None:
         """Fold one image's counts into this report."""
