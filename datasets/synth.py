@@ -476,31 +476,55 @@ def _visibility(tiles: list[SceneTile], owner: np.ndarray) -> dict[int, tuple[fl
     return out
 
 
-def _rack_depth_of_field(img: np.ndarray, scene: Scene, owner: np.ndarray, rng: Rng, tile_px: float) -> None:
-    """A shallow depth of field on a rack close-up: one tier sharp, the others and the table beyond soft."""
+DOF_LEVELS = (0.7, 1.0, 1.4, 2.0, 2.8, 4.0, 5.6, 8.0, 11.0, 16.0)  # blur sigmas (px) the depth of field is drawn with
+APERTURE_MM = (1.5, 6.0)  # entrance pupil of a phone's main camera (f 4-7 mm at f/1.5-2.2), up to a portrait mode's fake
+
+
+def defocus_sigma(focal_px: float, aperture_mm: float, focus_mm: float, dist_mm: np.ndarray | float) -> np.ndarray:
+    """Blur (Gaussian sigma, px) of a point ``dist_mm`` from a thin lens focused at ``focus_mm``.
+
+    The circle of confusion's diameter is ``focal_px * aperture_mm * |1/focus - 1/dist|``; a
+    disc of diameter c has a standard deviation of c/4 along each axis. Infinity blurs most."""
+    dist = np.asarray(dist_mm, np.float64)
+    inv = np.where(np.isfinite(dist), 1.0 / np.maximum(dist, 1.0), 0.0)
+    return focal_px * aperture_mm * np.abs(1.0 / focus_mm - inv) / 4.0
+
+
+def _rack_depth_of_field(img: np.ndarray, scene: Scene, owner: np.ndarray, rng: Rng, cam, dist: np.ndarray) -> dict[int, float]:  # noqa: ANN001
+    """A phone's depth of field on a rack close-up: focused on one tier, every tile and the table
+    blurred by its own circle of confusion (:func:`defocus_sigma`; a phone's small aperture leaves
+    the tiers a few centimetres apart nearly sharp and softens what lies far beyond). Returns each
+    blurred tile's sigma (px), by index into ``scene.tiles``."""
     rows = sorted({t.rack_row for t in scene.tiles if t.rack_row is not None})
     if not rows:
-        return
+        return {}
     focus = rows[-1] if rng.random() < 0.7 else int(rng.choice(rows))  # mostly the front tier
     H, W = img.shape[:2]
-    sigma_step = max(0.8, tile_px * rng.uniform(0.015, 0.04))
-    layers: dict[int, np.ndarray] = {}
-    for i, st in enumerate(scene.tiles):
-        d = abs(st.rack_row - focus) if st.rack_row is not None else len(rows) + 1  # table tiles lie beyond
-        if d:
-            layers.setdefault(d, np.zeros(owner.shape, np.uint8))[owner == i + 1] = 255
-    ground = np.zeros(owner.shape, np.uint8)
-    ground[owner == 0] = 255
-    layers.setdefault(len(rows) + 1, np.zeros(owner.shape, np.uint8))
-    layers[len(rows) + 1] = np.maximum(layers[len(rows) + 1], ground)
+    aperture = math.exp(rng.uniform(math.log(APERTURE_MM[0]), math.log(APERTURE_MM[1])))
+    ranges = {i: float(np.linalg.norm(st.centre - cam.C)) for i, st in enumerate(scene.tiles)}
+    focus_mm = float(np.median([ranges[i] for i, st in enumerate(scene.tiles) if st.rack_row == focus]))
+    sigmas = {i: float(defocus_sigma(cam.focal, aperture, focus_mm, r)) for i, r in ranges.items()}
+    levels = np.array(DOF_LEVELS)
+
+    def level(sigma: np.ndarray) -> np.ndarray:  # index of the nearest level (log scale); -1: sharp
+        idx = np.abs(np.log(np.maximum(sigma, 1e-3))[..., None] - np.log(levels)).argmin(axis=-1)
+        return np.where(sigma < levels[0] * 0.85, -1, idx)
+
+    small_h, small_w = owner.shape
+    ground_sigma = defocus_sigma(cam.focal, aperture, focus_mm, cv2.resize(dist.astype(np.float32), (small_w, small_h), interpolation=cv2.INTER_NEAREST))
+    lev = np.where(owner == 0, level(ground_sigma), -1)
+    for i, sigma in sigmas.items():
+        lev[owner == i + 1] = level(np.array(sigma))
     f = img.astype(np.float32)
-    for d, m in sorted(layers.items()):
+    for k in range(len(levels)):
+        m = lev == k
         if not m.any():
             continue
-        blurred = cv2.GaussianBlur(f, (0, 0), sigma_step * d)
-        a = cv2.GaussianBlur(cv2.resize(m, (W, H), interpolation=cv2.INTER_LINEAR).astype(np.float32) / 255.0, (0, 0), 1.5)
+        blurred = cv2.GaussianBlur(f, (0, 0), float(levels[k]))
+        a = cv2.GaussianBlur(cv2.resize(m.astype(np.uint8) * 255, (W, H), interpolation=cv2.INTER_LINEAR).astype(np.float32) / 255.0, (0, 0), 1.5)
         f = f * (1 - a[..., None]) + blurred * a[..., None]
     img[:] = np.clip(f, 0, 255).astype(np.uint8)
+    return {i: s for i, s in sigmas.items() if s >= levels[0] * 0.85}
 
 
 def _up_deg(poly: np.ndarray) -> float:
@@ -746,8 +770,9 @@ def render_scene(rng: Rng, size: int = 1024, families: list[str] | None = None,
             st.polygon = draw_slab(img, cam, slab, light, plastic_mask)
             cover(slab, index_of[id(st)] + 1)
     visibility = _visibility(scene.tiles, owner)
+    defocus: dict[int, float] = {}
     if kind in ("rack", "mixed") and rng.random() < 0.5:
-        _rack_depth_of_field(img, scene, owner, rng, tile_px)
+        defocus = _rack_depth_of_field(img, scene, owner, rng, cam, dist)
     img, effects = camera_effects(img, rng, plastic_mask, dist, distance, tile_px)
     # The record.
     tiles_out = []
@@ -772,6 +797,7 @@ def render_scene(rng: Rng, size: int = 1024, families: list[str] | None = None,
             "visible": round(seen, 3),
             "visible_box": [round(b, 2) for b in vbox] if vbox is not None else [round(b, 2) for b in box],
             "hidden": bool(seen < HIDDEN_BELOW),
+            "defocus_px": round(defocus.get(i, 0.0), 2),  # the depth of field's blur sigma on this tile
         }
         tiles_out.append(rec)
     record = {

@@ -231,3 +231,29 @@ def test_distractors_render() -> None:
         synth._image_size(rng, 1024)
         kinds[synth.choose_weighted(rng, synth.SCENE_KINDS)] += 1
     assert kinds["empty"] > 0
+
+
+def test_depth_of_field_follows_a_thin_lens() -> None:
+    """In focus: no blur; farther: more, up to infinity's; a phone's tiers 3 cm apart stay sharp."""
+    focal_px, aperture = 1600.0, 3.0
+    sigma = synth.defocus_sigma(focal_px, aperture, 400.0, np.array([400.0, 430.0, 800.0, 1600.0, np.inf]))
+    assert sigma[0] == 0.0
+    assert list(sigma) == sorted(sigma)
+    assert sigma[-1] == pytest.approx(focal_px * aperture / 400.0 / 4)
+    assert sigma[1] < 0.5  # the tier behind: under half a pixel
+    assert synth.defocus_sigma(focal_px, aperture, 400.0, 300.0) > 0  # nearer than focus blurs too
+
+
+def test_rack_close_ups_record_their_blur_and_keep_the_focused_tier_sharp() -> None:
+    blurred = 0
+    for index in range(40):
+        _, record = synth.render_scene(synth.image_seed(3, "train", index), 512, scene_weights={"rack": 1.0})
+        by_row: dict[int, list[float]] = {}
+        for t in record["tiles"]:
+            assert t["defocus_px"] >= 0
+            if t["rack_row"] is not None:
+                by_row.setdefault(t["rack_row"], []).append(t["defocus_px"])
+        if any(t["defocus_px"] > 0 for t in record["tiles"]):
+            blurred += 1
+            assert min(min(v) for v in by_row.values()) < 0.6  # the tier in focus
+    assert blurred >= 1  # most phone close-ups are sharp throughout: the lens is small
