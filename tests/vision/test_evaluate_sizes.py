@@ -31,3 +31,36 @@ def test_sizes_count_found_and_read_tiles_per_bucket() -> None:
     assert figures["0-20 px"] == {"tiles": 1, "detection_recall": 0.0, "read_accuracy": 0.0}
     assert figures["30-50 px"] == {"tiles": 1, "detection_recall": 1.0, "read_accuracy": 1.0}
     assert figures["80-130 px"] == {"tiles": 1, "detection_recall": 1.0, "read_accuracy": 0.0}
+
+
+def test_a_face_seen_at_a_grazing_angle_is_as_thin_as_it_looks() -> None:
+    from vision.evaluate.tiles import face_sides
+
+    assert face_sides([[0, 0], [30, 0], [30, 40], [0, 40]]) == (40.0, 30.0)
+    # a flat tile far away, sheared into a parallelogram 10 px high: its up axis is long, its face thin
+    height, width = face_sides([[0, 0], [46, 0], [68, 10], [22, 10]])
+    assert abs(height - 10.0) < 1e-6 and width > 15
+
+
+def test_tiles_nobody_could_read_are_ignored_not_scored() -> None:
+    from vision.evaluate.tiles import labelled_from_record
+
+    def tile(code: str, poly: list, **extra) -> dict:
+        return {"code": code, "polygon": poly, "visible": 1.0, "visible_box": [*np.min(poly, 0), *np.max(poly, 0)], **extra}
+
+    record = {"scene": "rack", "tiles": [
+        tile("R5", [[0, 0], [60, 0], [60, 80], [0, 80]]),
+        tile("B7", [[100, 0], [146, 0], [168, 10], [122, 10]]),  # 10 px thin: unreadable
+        tile("K1", [[200, 0], [260, 0], [260, 80], [200, 80]], defocus_px=9.0),  # blurred past its strokes
+        tile("O2", [[300, 0], [360, 0], [360, 80], [300, 80]], defocus_px=2.0),  # a little soft: still read
+        tile("R9", [[400, 0], [460, 0], [460, 80], [400, 80]], hidden=True, visible=0.2),
+    ]}
+    item = labelled_from_record(record, Path("x.jpg"))
+    assert [t.code for t in item.tiles] == ["R5", "O2"]
+    assert item.unreadable == 2 and len(item.ignore_xyxy) == 3
+    # finding an unreadable tile is neither right nor wrong; missing it costs nothing
+    read = [SimpleNamespace(box_xyxy=tuple(item.boxes_xyxy[0]), tile=parse_tile("R5"), alternatives=None),
+            SimpleNamespace(box_xyxy=(100, 0, 168, 10), tile=parse_tile("B1"), alternatives=None),
+            SimpleNamespace(box_xyxy=tuple(item.boxes_xyxy[1]), tile=parse_tile("O2"), alternatives=None)]
+    figures = score_reading(SimpleNamespace(tiles=read), item, Report()).to_dict()
+    assert figures["tile_f1"] == 1.0 and figures["unreadable_tiles_ignored"] == 2

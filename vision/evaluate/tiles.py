@@ -18,6 +18,7 @@ import json
 import sys
 import time
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +37,7 @@ class LabelledImage:
     group: str = ""  # e.g. the font family of a rendered image, for per-family figures
     scene: str = ""
     edition: str = ""  # the tile edition(s) of a rendered image, for per-edition figures
+    unreadable: int = 0  # rendered tiles left out because nobody could read them (:func:`legible`)
 
 
 def load_labelled(folder: Path) -> list[LabelledImage]:
@@ -57,16 +59,49 @@ def load_labelled(folder: Path) -> list[LabelledImage]:
     raise SystemExit(f"{folder} is not a labelled folder: expected images/ with labels/ (and ../data.yaml) or tiles/*.json")
 
 
+LEGIBLE_FACE_PX = 14.0
+"""A rendered tile whose face is less than this across, along either of its axes, in the image
+cannot be read by anyone: its numeral is 5-7 px on that axis (a flat tile far beyond a rack, seen at
+a grazing angle). It is scored like a hidden tile: neither counted nor penalised
+(:attr:`Report.unreadable`)."""
+LEGIBLE_BLUR = 0.1
+"""...and so is one blurred by the depth of field (``defocus_px``) by more than this share of its
+face's shorter side: the numeral's strokes, about a tenth of the face, melt into the body."""
+
+
+def face_sides(polygon: Sequence[Sequence[float]]) -> tuple[float, float]:
+    """How thick a tile face is in the image, in pixels, across each of its two axes (corners
+    top-left, top-right, bottom-right, bottom-left of the upright tile): the face's area over its
+    width, and over its height. For an upright face these are its height and width; for a flat tile
+    seen at a grazing angle, sheared into a thin parallelogram, the first is that thin height."""
+    pts = np.asarray(polygon, np.float64)[:4]
+    (tl, tr, br, bl) = pts
+    x, y = pts[:, 0], pts[:, 1]
+    area = 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
+    width = float(np.linalg.norm((tl + bl) / 2 - (tr + br) / 2))
+    height = float(np.linalg.norm((tl + tr) / 2 - (bl + br) / 2))
+    return area / max(width, 1e-6), area / max(height, 1e-6)
+
+
+def legible(tile: dict) -> bool:
+    """Whether a rendered tile's numeral can be read at all (:data:`LEGIBLE_FACE_PX`, :data:`LEGIBLE_BLUR`)."""
+    short = min(face_sides(tile["polygon"]))
+    return short >= LEGIBLE_FACE_PX and tile.get("defocus_px", 0.0) <= LEGIBLE_BLUR * short
+
+
 def labelled_from_record(record: dict, path: Path) -> LabelledImage:
-    """The labels of one rendered scene record (``datasets.synth.render_scene``)."""
-    shown = [t for t in record["tiles"] if not t.get("hidden")]
+    """The labels of one rendered scene record (``datasets.synth.render_scene``). Tiles mostly
+    hidden or that nobody could read (:func:`legible`) are boxes to ignore, not labels."""
+    shown = [t for t in record["tiles"] if not t.get("hidden") and legible(t)]
     # A tile partly behind another is boxed where it shows (as the detector is taught).
     boxes = [t["visible_box"] if t.get("visible", 1.0) < 0.9 else [*np.min(t["polygon"], axis=0), *np.max(t["polygon"], axis=0)]
              for t in shown]
-    ignore = [t["visible_box"] for t in record["tiles"] if t.get("hidden")]
+    ignored = [t for t in record["tiles"] if t.get("hidden") or not legible(t)]
+    ignore = [t["visible_box"] for t in ignored]
     return LabelledImage(path, [parse_tile(t["code"]) for t in shown], np.array(boxes, np.float32).reshape(-1, 4),
                          np.array(ignore, np.float32).reshape(-1, 4), ",".join(record.get("font_families", [])),
-                         record.get("scene", ""), ",".join(record.get("editions", [])))
+                         record.get("scene", ""), ",".join(record.get("editions", [])),
+                         sum(1 for t in ignored if not t.get("hidden")))
 
 
 def reading_mode(item: LabelledImage, mode: str) -> str:
@@ -92,6 +127,7 @@ class Report:
     read_right: int = 0
     raw_read_right: int = 0
     perfect_images: int = 0
+    unreadable: int = 0  # rendered tiles too small or blurred to read: ignored like hidden ones
     confusion: np.ndarray = field(default_factory=lambda: np.zeros((55, 55), dtype=int))  # 53 + missed/false
     failures: list[dict] = field(default_factory=list)
     times_ms: list[float] = field(default_factory=list)
@@ -105,7 +141,7 @@ class Report:
 
     def add(self, other: "Report") -> None:
         """Fold one image's counts into this report."""
-        for name in ("images", "truth", "predicted", "matched", "read_right", "raw_read_right", "perfect_images"):
+        for name in ("images", "truth", "predicted", "matched", "read_right", "raw_read_right", "perfect_images", "unreadable"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.confusion += other.confusion
         self.failures += other.failures
@@ -125,7 +161,8 @@ class Report:
         e2e_p = self.read_right / max(self.predicted, 1)
         e2e_r = self.read_right / max(self.truth, 1)
         return {
-            "images": self.images, "labelled_tiles": self.truth, "detected_tiles": self.predicted,
+            "images": self.images, "labelled_tiles": self.truth, "unreadable_tiles_ignored": self.unreadable,
+            "detected_tiles": self.predicted,
             "detection_precision": round(p, 4), "detection_recall": round(r, 4),
             "read_accuracy": round(self.read_right / max(self.matched, 1), 4),
             "reader_top1_accuracy": round(self.raw_read_right / max(self.matched, 1), 4),
@@ -178,6 +215,7 @@ def score_reading(reading, item: LabelledImage, report: Report) -> Report:
     else:
         read_tiles = list(reading.tiles)
     report.images += 1
+    report.unreadable += item.unreadable
     report.truth += len(item.tiles)
     report.predicted += len(pred_tiles)
     report.matched += len(pairs)
