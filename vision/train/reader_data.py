@@ -150,6 +150,7 @@ def load_detector_box_samples(split: str, models_dir: Path, rng: np.random.Gener
 def load_synthetic_samples(folder: Path, rng: np.random.Generator, max_images: int | None = None) -> list[Sample]:
     """Samples from rendered scenes (``datasets.synth`` output: images/ and tiles/*.json)."""
     from referee.tiles import parse_tile
+    from vision.evaluate.tiles import legible
 
     samples: list[Sample] = []
     labels = sorted((folder / "tiles").glob("*.json"))
@@ -166,6 +167,8 @@ def load_synthetic_samples(folder: Path, rng: np.random.Generator, max_images: i
         for t in data["tiles"]:
             if t.get("hidden"):
                 continue  # mostly behind the tier in front: no reading to learn (the detector skips it too)
+            if not legible(t):
+                continue  # too thin or blurred for anyone to read: learning it would teach guessing
             poly = np.array(t["polygon"], dtype=np.float32)
             # corners are top-left, top-right, bottom-right, bottom-left of the upright face
             up = (poly[0] + poly[1]) / 2 - (poly[3] + poly[2]) / 2
