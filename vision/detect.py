@@ -38,7 +38,13 @@ class DetectorSettings:
     """Thresholds of the detection stage (defaults measured on the real validation split)."""
 
     min_score: float = 0.5
-    """Detector confidence below which a box is dropped before reading."""
+    """Detector confidence below which a box is dropped before reading (but see ``confirm_below``)."""
+    confirm_below: float = 0.0
+    """Boxes scoring from this up to ``min_score`` are read too, and kept only when the reader is
+    sure they hold a tile and which one (``confirm_read``): a tile the detector half-saw (a back
+    tier, a grazing angle) is still found, a patch of cloth is not. 0: off."""
+    confirm_read: float = 0.9
+    """P(a tile) x P(its most likely reading) a low-scoring box needs to be kept."""
     nms_iou: float = 0.5
     """Boxes overlapping more than this (IoU) with a better one are duplicates."""
     max_none: float = 0.5
@@ -121,6 +127,12 @@ class TileModel:
         self.rect_input, self.det_size = detector_input(self.detector, self.cards.get("tile_detector", {}))
 
     # ------------------------------------------------------------------ detector
+    @property
+    def score_floor(self) -> float:
+        """The lowest detector score a box may have to be read at all."""
+        low = self.settings.confirm_below
+        return min(self.settings.min_score, low) if low > 0 else self.settings.min_score
+
     def find_boxes(self, image_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Tile boxes (N, 4) xyxy in image pixels and their detector scores (N,)."""
         h, w = image_bgr.shape[:2]
@@ -147,7 +159,7 @@ class TileModel:
         canvas[top:top + nh, left:left + nw] = small
         blob = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0  # ultralytics wants RGB
         out = self.detector.run(None, {self.detector.get_inputs()[0].name: blob})[0][0]  # (5, A)
-        keep = out[4] >= self.settings.min_score
+        keep = out[4] >= self.score_floor
         cx, cy, bw, bh = out[0][keep], out[1][keep], out[2][keep], out[3][keep]
         boxes = np.stack([cx - bw / 2 - left, cy - bh / 2 - top, cx + bw / 2 - left, cy + bh / 2 - top], axis=1) / r
         return boxes.reshape(-1, 4).astype(np.float32), out[4][keep].astype(np.float32), r
@@ -202,7 +214,7 @@ class TileModel:
         if len(boxes) == 0:
             return np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
         xywh = np.concatenate([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]], axis=1)
-        idx = cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), self.settings.min_score, self.settings.nms_iou)
+        idx = cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), self.score_floor, self.settings.nms_iou)
         idx = np.array(idx, dtype=int).reshape(-1)
         boxes = boxes[idx].copy()
         boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
@@ -295,8 +307,13 @@ class TileModel:
         that knows some boxes already (the live referee's settled tiles) reads only the others."""
         boxes_xyxy = np.asarray(boxes_xyxy, np.float32).reshape(-1, 4)
         probs, p_none, up = self.read_boxes(image_bgr, boxes_xyxy, profile)
+        scores = np.asarray(scores, np.float32).reshape(-1)
         keep = p_none <= self.settings.max_none
-        return TileDetections(boxes_xyxy[keep], np.asarray(scores, np.float32)[keep], probs[keep], up[keep])
+        low = scores < self.settings.min_score
+        if self.settings.confirm_below > 0 and low.any():  # such boxes come from find_boxes only then
+            sure = (1 - p_none) * (probs.max(axis=1) if len(probs) else 0) >= self.settings.confirm_read
+            keep &= ~low | sure
+        return TileDetections(boxes_xyxy[keep], scores[keep], probs[keep], up[keep])
 
 
 def quarters(w: int, h: int, overlap: float) -> tuple[int, int, list[tuple[int, int]]]:

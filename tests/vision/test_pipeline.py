@@ -158,3 +158,35 @@ def test_boxes_searched_in_windows_only(reader) -> None:
     assert len(det) <= len(boxes) and det.probs.shape == (len(det), 53)
     with pytest.raises(ValueError, match="too small"):
         reader.find_boxes(photo, [(w + 10, 0, w + 100, h)])
+
+
+def test_low_scoring_boxes_are_kept_only_when_the_reader_confirms_them() -> None:
+    """``confirm_below``: a real tile's box the detector scored low is kept when the reader is sure
+    of it; a box on the bare table with the same low score is not (with it off, find_boxes never
+    gives such boxes, and boxes handed in are read as they are)."""
+    from dataclasses import replace
+
+    from vision.detect import DetectorSettings, TileModel
+    from vision.evaluate.tiles import load_labelled
+
+    item = max(load_labelled(SAMPLE / "test"), key=lambda i: len(i.tiles))
+    image = cv2.imread(str(item.path))
+    tile_box = item.boxes_xyxy[0]
+    # a box as large as a tile in the photo's emptiest corner (no tile box overlaps it)
+    side = float(max(tile_box[2] - tile_box[0], tile_box[3] - tile_box[1]))
+    h, w = image.shape[:2]
+    corners = [(0, 0), (w - side, 0), (0, h - side), (w - side, h - side)]
+    free = [(x, y) for x, y in corners if not any(b[0] < x + side and b[2] > x and b[1] < y + side and b[3] > y for b in item.boxes_xyxy)]
+    assert free, "fixture photo has tiles in every corner"
+    bare = np.array([free[0][0], free[0][1], free[0][0] + side, free[0][1] + side], np.float32)
+    boxes, scores = np.stack([tile_box, bare]), np.array([0.4, 0.4], np.float32)
+    model = TileModel(settings=replace(DetectorSettings(), confirm_below=0.3, confirm_read=0.9))
+    kept = model.read_detections(image, boxes, scores)
+    assert len(kept.boxes_xyxy) == 1 and np.allclose(kept.boxes_xyxy[0], tile_box)
+    model.settings = replace(DetectorSettings(), confirm_below=0.3, confirm_read=1.01)  # nothing is sure enough
+    assert len(model.read_detections(image, boxes[:1], scores[:1]).boxes_xyxy) == 0
+    assert len(model.read_detections(image, boxes[:1], np.array([0.6], np.float32)).boxes_xyxy) == 1  # above min_score
+    model.settings = replace(DetectorSettings(), confirm_below=0.0)
+    assert len(model.read_detections(image, boxes[:1], scores[:1]).boxes_xyxy) == 1  # off: boxes handed in are read as they are
+    model.settings = replace(DetectorSettings(), confirm_below=0.45)
+    assert model.score_floor == 0.45
