@@ -193,6 +193,9 @@ def main(argv: list[str] | None = None) -> int:
     rd.add_argument("--dice-images", type=int, default=700, help="use at most this many rendered dice photos (memory)")
     rd.add_argument("--synthetic", default=str(WORK / "synthetic"),
                     help="folder of rendered scenes, or a comma list of folders (validation: the first with val/)")
+    rd.add_argument("--val-scenes", default=None,
+                    help="comma list of labelled rendered folders (e.g. data/x/val) that choose the checkpoint "
+                         "instead of the first --synthetic set's val/ (120 scenes each at most)")
     rd.add_argument("--synthetic-images", type=int, default=None, help="use at most this many rendered images")
     rd.add_argument("--real-share", type=float, default=0.4, help="share of each batch drawn from real photos")
     rd.add_argument("--size", type=int, default=64, help="crop side in pixels")

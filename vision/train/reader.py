@@ -215,9 +215,15 @@ def train_reader(args) -> None:
         pools.append(rendered)
         weights.append(1.0 - args.real_share if len(sources) > 1 else 1.0)
     val = {"real_valid": load_real_samples("valid", np.random.default_rng(1)), "synthetic_valid": []}
-    val_folder = next((f / "val" for f in folders if (f / "val").is_dir()), None)
-    if "synthetic" in sources and val_folder is not None:  # the first set that has validation scenes
-        val["synthetic_valid"] = load_synthetic_samples(val_folder, np.random.default_rng(1), 120)
+    if getattr(args, "val_scenes", None):
+        val_folders = [Path(f) for f in args.val_scenes.split(",")]
+    else:  # the first set that has validation scenes
+        val_folders = [f / "val" for f in folders if (f / "val").is_dir()][:1]
+    if "synthetic" in sources:
+        for val_folder in val_folders:
+            if not (val_folder / "tiles").is_dir():
+                raise SystemExit(f"{val_folder} holds no rendered scenes (tiles/*.json): give a folder such as data/x/val")
+            val["synthetic_valid"] += load_synthetic_samples(val_folder, np.random.default_rng(1), 120)
     print(f"reader data: {' + '.join(str(len(p)) for p in pools)} training samples ({', '.join(sources)}), "
           f"{len(val['real_valid'])} real validation samples, {len(val['synthetic_valid'])} synthetic validation samples; "
           f"loaded in {time.time() - started:.0f} s", flush=True)
