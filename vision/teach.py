@@ -86,6 +86,38 @@ def rows_of(boxes: np.ndarray) -> list[list[int]]:
     return [sorted(r, key=lambda k: float(boxes[k, 0] + boxes[k, 2])) for r in rows]
 
 
+TEACH_FLOOR = 0.15
+"""Lowest detector score considered when the tiles found at the usual threshold do not match the
+rows typed: the player said how many tiles each row holds."""
+
+
+def tiles_in_rows(model, image: np.ndarray, counts: list[int]) -> tuple[np.ndarray, list[list[int]]]:  # noqa: ANN001
+    """Tile boxes of a teaching photo and their rows (:func:`rows_of`), matching the typed row
+    ``counts`` when the detector allows it.
+
+    First the usual detection; if its rows do not match, the boxes down to :data:`TEACH_FLOOR` that
+    the reader takes for tiles are ranked by score and the best ``sum(counts)`` kept: a tile the
+    detector half-doubted is taken because the player said it is there. If that does not match
+    either, the usual detection is returned and the caller names the row that differs."""
+    import copy
+    from dataclasses import replace
+
+    boxes, _ = model.find_boxes(image)
+    found = rows_of(boxes)
+    if [len(r) for r in found] == counts:
+        return boxes, found
+    lenient = copy.copy(model)  # same networks; the shared model's settings stay as they are for other requests
+    lenient.settings = replace(model.settings, min_score=TEACH_FLOOR, confirm_below=0.0)
+    more, scores = lenient.find_boxes(image)
+    read = lenient.read_detections(image, more, scores)
+    best = np.argsort(-read.scores)[: sum(counts)]
+    chosen = read.boxes_xyxy[best]
+    rows = rows_of(chosen)
+    if [len(r) for r in rows] == counts:
+        return chosen, rows
+    return boxes, found
+
+
 def jittered_views(image: np.ndarray, boxes: np.ndarray, model, rng: np.random.Generator, count: int) -> np.ndarray:
     """``count`` jittered crops of each box: (len(boxes) * count, S, S, 3), box-major order."""
     import cv2
@@ -171,8 +203,7 @@ def teach(photo_bytes: bytes, rows_text: str, profile_dir: Path | str | None, re
     model = reader.model
     photo = decode_photo(photo_bytes)
     image = photo.image
-    boxes, _scores = model.find_boxes(image)
-    found = rows_of(boxes)
+    boxes, found = tiles_in_rows(model, image, [len(r) for r in rows])
     if len(found) != len(rows):
         raise ProfileError(ngettext(
             "you typed {typed} row of tiles, the photo shows {found}: lay the tiles in clear rows, photograph them "

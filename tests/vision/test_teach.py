@@ -197,3 +197,26 @@ def test_add_tile_is_refused_when_it_reads_the_held_back_crops_worse() -> None:
     with pytest.raises(ProfileError, match="outside"):
         add_tile(photo, (10, 10, 500, 70), "R5", profile, reader)
     assert k9 != r5
+
+
+@pytest.mark.model
+def test_typed_row_counts_recover_tiles_the_detector_doubted() -> None:
+    """A strict detector misses tiles of a teaching layout; the rows typed say how many there are,
+    so the doubted ones are taken back - and the shared model's settings are left alone."""
+    from dataclasses import replace
+
+    from datasets.teach_scenes import FULL_SET_ROWS, render_layout
+    from vision.detect import DetectorSettings, TileModel
+    from vision.teach import rows_of, tiles_in_rows
+
+    img, _ = render_layout(np.random.default_rng(3), FULL_SET_ROWS, family="dejavu_sans", size=1400)
+    strict = replace(DetectorSettings(), min_score=0.97)
+    model = TileModel(settings=strict)
+    counts = [len(r) for r in FULL_SET_ROWS]
+    assert [len(r) for r in rows_of(model.find_boxes(img)[0])] != counts  # the strict threshold loses tiles
+    boxes, rows = tiles_in_rows(model, img, counts)
+    assert [len(r) for r in rows] == counts and len(boxes) == sum(counts)
+    assert model.settings == strict
+    # a count the photo cannot give is not forced: the usual detection comes back for the error message
+    _, rows = tiles_in_rows(model, img, counts[:-1] + [counts[-1] + 5])
+    assert [len(r) for r in rows] != counts[:-1] + [counts[-1] + 5]
