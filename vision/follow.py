@@ -52,12 +52,21 @@ Event ``kind`` values: ``game_start``, ``camera_moved``, ``timer_warning`` (ten 
 ``time_up``, ``table_restored`` (the table went back to how it was before a faulty turn: the
 rule book's consequence carried out), ``check_by_hand``, ``game_end``.
 
-Each turn: ``number``, ``player``, ``kind`` (``play`` or ``draw``), ``start_s``, ``end_s`` (video
-seconds), ``laid``, ``moved``, ``missing``, ``opening_points``, ``ok``, ``violations`` (the
-referee's ``code``, ``message``, ``tiles``), ``consequence`` (a sentence, or null), ``check_by_hand``,
+Each turn: ``number``, ``player``, ``kind``, ``start_s``, ``end_s`` (video seconds), ``laid``,
+``moved``, ``missing``, ``opening_points``, ``ok``, ``violations`` (the referee's ``code``,
+``message``, ``tiles``), ``verdict``, ``consequence`` (a sentence, or null), ``check_by_hand``,
 ``unsure`` (tile codes), ``table`` (notation), ``reading_s`` (seconds from the table coming to rest
 to the full, checked reading); a draw also ``told`` (true when a person told it with
 :meth:`Follower.drew`: a pool off camera).
+
+Turn ``kind`` values: ``draw`` (nothing laid: the table is as it was and a tile left the pool, or
+a person told the draw; ``laid`` is empty and the verdict ``ok``) and ``play`` (the table
+changed; checked by the referee). Turn ``verdict`` values (:data:`VERDICTS`): ``ok`` (checked,
+no rule broken), ``violation`` (at least one violation called: ``ok`` false), ``check_by_hand``
+(no violation called, but the turn rests on tiles that could not be settled, listed in
+``unsure``: it was not checked in full, and a ``check_by_hand`` event names the tiles). A turn
+with a violation called may still list unsure tiles (``check_by_hand`` true): the violation
+then rests on other tiles only.
 """
 
 from __future__ import annotations
@@ -83,8 +92,10 @@ from referee.tiles import Tile, format_table, format_tiles
 from referee.turn import check_turn
 from vision.boxes import iou_matrix
 
-__all__ = ["FollowSettings", "Follower", "History", "frames_from", "rules_named", "follow", "main", "EVENT_KINDS"]
+__all__ = ["FollowSettings", "Follower", "History", "frames_from", "rules_named", "follow", "main", "EVENT_KINDS",
+           "VERDICTS"]
 
+VERDICTS = ("ok", "violation", "check_by_hand")  # a turn's ``verdict`` (module doc)
 EVENT_KINDS = ("game_start", "camera_moved", "timer_warning", "time_up", "table_restored", "check_by_hand", "game_end")
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 
@@ -984,7 +995,7 @@ class Follower:
         turn = self._new_turn(rest_t, t)
         table = format_table(self.settled.sets if self.settled else [])
         turn.update(kind="draw", laid=[], moved=[], missing=[], opening_points=None, ok=True, violations=[],
-                    consequence=None, check_by_hand=False, unsure=[], table=table, told=False,
+                    verdict="ok", consequence=None, check_by_hand=False, unsure=[], table=table, told=False,
                     reading_s=round(t - rest_t + time.perf_counter() - t0, 2),
                     message=_("{player} drew a tile.").format(player=turn["player"]))
         self.turns.append(turn)
@@ -1048,7 +1059,8 @@ class Follower:
         turn.update(
             kind="play", laid=laid, moved=moved, missing=[x.code for x in verdict.missing],
             opening_points=verdict.opening_points, ok=ok, violations=[v.to_dict() for v in violations],
-            consequence=consequence, check_by_hand=bool(unsure), unsure=unsure, table=format_table(after),
+            verdict=_verdict(violations, unsure), consequence=consequence, check_by_hand=bool(unsure), unsure=unsure,
+            table=format_table(after),
             reading_s=round(t - rest_t + time.perf_counter() - t0, 2),
         )
         self.turns.append(turn)
@@ -1110,6 +1122,14 @@ class Follower:
         self._event(self.last_t, "game_end", _("End of the game after {count} turns.").format(count=len(self.turns)))
         self.history.save()
         return self.result()
+
+
+def _verdict(violations: list[Any], unsure: list[str]) -> str:
+    """A turn's ``verdict``: a violation called wins; else a turn resting on tiles that could not
+    be settled was not checked in full (check by hand); else the turn is fine."""
+    if violations:
+        return "violation"
+    return "check_by_hand" if unsure else "ok"
 
 
 def _cut_row(reading: Any, row: list[int]) -> list[list[int]]:
@@ -1286,10 +1306,10 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result, ensure_ascii=False))
     else:
         for turn in result["turns"]:
-            verdict = "ok" if turn["ok"] else "; ".join(v["message"] for v in turn["violations"])
-            what = ("laid " + " ".join(turn["laid"])) if turn["kind"] == "play" else "drew"
-            print(f"{turn['end_s']:8.1f}s  turn {turn['number']:3d}  {turn['player']}: {what}  {verdict}"
-                  + ("  (check by hand)" if turn["check_by_hand"] else ""))
+            verdict = "; ".join(v["message"] for v in turn["violations"]) or turn["verdict"].replace("_", " ")
+            what = "drew" if turn["kind"] == "draw" else "laid " + (" ".join(turn["laid"]) or "nothing")
+            unsure = f"  (not read for sure: {' '.join(turn['unsure'])})" if turn["check_by_hand"] else ""
+            print(f"{turn['end_s']:8.1f}s  turn {turn['number']:3d}  {turn['player']}: {what}  {verdict}{unsure}")
         for ev in result["events"]:
             print(f"{ev['t']:8.1f}s  {ev['kind']}: {ev['message']}")
         print(f"final table: {result['final_table']}")

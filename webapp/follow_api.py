@@ -107,6 +107,7 @@ def strings() -> dict[str, str]:
         "next": _("Next: {player}"),
         "turn_ok": _("Turn {number}, {player}: fine."),
         "turn_bad": _("Turn {number}, {player}: not allowed."),
+        "turn_check": _("Turn {number}, {player}: check by hand."),
         "drew": _("{player} drew a tile."),
         "laid": _("Laid: {tiles}"),
         "moved": _("Moved: {tiles}"),

@@ -66,7 +66,9 @@ def test_short_game_end_to_end_from_the_command_line(short_game: tuple[Path, dic
     assert set(got) >= {"turns", "events", "final_table"}
     for turn in got["turns"]:
         assert set(turn) >= {"number", "player", "start_s", "end_s", "laid", "moved", "missing", "opening_points",
-                             "ok", "violations", "table"}
+                             "ok", "violations", "verdict", "kind", "table"}
+        assert turn["verdict"] == ("violation" if turn["violations"] else "check_by_hand" if turn["unsure"] else "ok")
+        assert turn["kind"] == "play" or (turn["laid"] == [] and turn["verdict"] == "ok")
         for v in turn["violations"]:
             assert v["code"] and v["message"]
     score = score_game(game, got)
@@ -312,3 +314,45 @@ def test_a_draw_off_camera_is_told() -> None:
     turn = out[0]["turn"]
     assert (turn["kind"], turn["player"], turn["told"], turn["table"], turn["ok"]) == ("draw", "A", True, "R1 R2 R3", True)
     assert f.names[f.next_player] == "B" and f.history.count == 1
+
+
+def _bare_follower(table: str) -> Any:
+    """A follower whose settled table is ``table``, every player opened (no frame is read)."""
+    from types import SimpleNamespace
+
+    from vision.follow import Follower
+
+    f = Follower(["A", "B"], reader=object())
+    f.settled = SimpleNamespace(sets=parse_table(table))
+    f.opened = {"A": True, "B": True}
+    f.prev_frame = np.zeros((60, 80, 3), np.uint8)
+    return f
+
+
+def test_turn_verdicts_tell_a_draw_a_checked_play_and_an_unchecked_one() -> None:
+    """The JSON tells a draw (kind ``draw``, nothing laid) from a play checked fine, a play with a
+    violation, and a play that could not be checked in full (``verdict`` check_by_hand, the unsure
+    tiles named in a sentence); every value is one of ``VERDICTS``."""
+    import time
+
+    from vision.follow import VERDICTS
+
+    f = _bare_follower("R1 R2 R3")
+    frame = f.prev_frame
+    draw = f.drew(1.0)[0]["turn"]
+    assert (draw["kind"], draw["laid"], draw["verdict"], draw["ok"]) == ("draw", [], "ok", True)
+    fine = f._turn_play(2.0, 2.5, frame, parse_table("R1 R2 R3 R4"), [], time.perf_counter())[0]["turn"]
+    assert (fine["kind"], fine["laid"], fine["verdict"], fine["ok"]) == ("play", ["R4"], "ok", True)
+    f.settled.sets = parse_table("R1 R2 R3 R4")
+    bad = f._turn_play(3.0, 3.5, frame, parse_table("R1 R2 R3 R4 | K5 K6 K8"), [], time.perf_counter())[0]["turn"]
+    assert (bad["verdict"], bad["ok"], bad["check_by_hand"]) == ("violation", False, False)
+    assert bad["violations"] and bad["consequence"]
+    # The same set with its last tile unsure: no violation, the turn is to be checked by hand.
+    f.last_faulty = None
+    out = f._turn_play(4.0, 4.5, frame, parse_table("R1 R2 R3 R4 | K5 K6 K8"), ["K8"], time.perf_counter())
+    unchecked = out[0]["turn"]
+    assert (unchecked["verdict"], unchecked["ok"], unchecked["violations"]) == ("check_by_hand", True, [])
+    assert unchecked["unsure"] == ["K8"] and unchecked["laid"] == ["K5", "K6", "K8"]
+    event = out[1]["event"]
+    assert event["kind"] == "check_by_hand" and "K8" in event["message"] and event["turn"] == unchecked["number"]
+    assert {t["verdict"] for t in f.turns} <= set(VERDICTS)

@@ -100,14 +100,19 @@
 
   function turnCard(turn) {
     const ok = turn.ok;
+    // verdict: "ok", "violation" or "check_by_hand" (no violation called, but not checked in full).
+    const verdict = turn.verdict || (ok ? "ok" : "violation");
     const head = turn.kind === "draw" ? w("drew", { player: turn.player })
-      : w(ok ? "turn_ok" : "turn_bad", { number: turn.number, player: turn.player });
+      : w({ ok: "turn_ok", violation: "turn_bad", check_by_hand: "turn_check" }[verdict],
+        { number: turn.number, player: turn.player });
     const lines = [];
     if (turn.laid.length) lines.push(w("laid", { tiles: turn.laid.join(" ") }));
     if (turn.moved.length) lines.push(w("moved", { tiles: turn.moved.join(" ") }));
     if (turn.missing.length) lines.push(w("missing", { tiles: turn.missing.join(" ") }));
     if (turn.check_by_hand) lines.push(w("check", { tiles: turn.unsure.join(" ") }));
-    return make("div", { class: "ref-card " + (ok ? "ok" : "bad"), "data-turn": turn.number, "data-ok": ok ? "1" : "0" },
+    const look = { ok: "ok", violation: "bad", check_by_hand: "check" }[verdict];
+    return make("div", { class: "ref-card " + look, "data-turn": turn.number, "data-ok": ok ? "1" : "0",
+      "data-verdict": verdict },
       make("strong", { text: head }),
       lines.map((l) => make("div", { text: l })),
       turn.violations.map((v) => make("div", { class: "violation", "data-code": v.code, text: v.message })),
