@@ -55,9 +55,10 @@ rule book's consequence carried out), ``check_by_hand``, ``game_end``.
 Each turn: ``number``, ``player``, ``kind``, ``start_s``, ``end_s`` (video seconds), ``laid``,
 ``moved``, ``missing``, ``opening_points``, ``ok``, ``violations`` (the referee's ``code``,
 ``message``, ``tiles``), ``verdict``, ``consequence`` (a sentence, or null), ``check_by_hand``,
-``unsure`` (tile codes), ``table`` (notation), ``reading_s`` (seconds from the table coming to rest
-to the full, checked reading); a draw also ``told`` (true when a person told it with
-:meth:`Follower.drew`: a pool off camera).
+``unsure`` (tile codes), ``check_message`` (sentences naming the unsure tiles, or null),
+``table`` (notation), ``reading_s`` (seconds from the table coming to rest to the full, checked
+reading); a draw also ``told`` (true when a person told it with :meth:`Follower.drew`: a pool
+off camera).
 
 Turn ``kind`` values: ``draw`` (nothing laid: the table is as it was and a tile left the pool, or
 a person told the draw; ``laid`` is empty and the verdict ``ok``) and ``play`` (the table
@@ -85,7 +86,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from referee.i18n import _
+from referee.i18n import _, join_sentences
 from referee.ruleset import MatchScoring, RuleSet, RuleSetError, TimeoutPenalty
 from referee.table import unmatched_sets
 from referee.tiles import Tile, format_table, format_tiles
@@ -995,7 +996,8 @@ class Follower:
         turn = self._new_turn(rest_t, t)
         table = format_table(self.settled.sets if self.settled else [])
         turn.update(kind="draw", laid=[], moved=[], missing=[], opening_points=None, ok=True, violations=[],
-                    verdict="ok", consequence=None, check_by_hand=False, unsure=[], table=table, told=False,
+                    verdict="ok", consequence=None, check_by_hand=False, unsure=[], check_message=None, table=table,
+                    told=False,
                     reading_s=round(t - rest_t + time.perf_counter() - t0, 2),
                     message=_("{player} drew a tile.").format(player=turn["player"]))
         self.turns.append(turn)
@@ -1032,8 +1034,13 @@ class Follower:
         # settled earlier. Those tiles are checked by hand; no rule is called on them.
         counts = Counter(t for x in after for t in x)
         over = [t.code for t, n in counts.items() if n > (self.rules.jokers if t.is_joker else self.rules.copies)]
-        fresh_unsure = bool(unsure)  # tiles of this turn's reading that could not be settled
-        unsure = sorted(set(unsure) | set(over))
+        # Table tiles never leave the table, and a misread turns one tile into another: a tile
+        # gone missing while a tile of its colour or number was laid may be that very tile read
+        # wrong (an O6 read O5 where the set was laid again). Neither can be settled from the
+        # picture, so neither carries a violation.
+        swaps = _misread_swaps(verdict.missing, verdict.laid)
+        fresh_unsure = bool(unsure) or bool(swaps)  # tiles of this turn's reading that could not be settled
+        unsure = sorted(set(unsure) | set(over) | {x.code for pair in swaps for x in pair})
         unsure_set = set(unsure)
         violations = []
         for v in verdict.violations:
@@ -1060,7 +1067,7 @@ class Follower:
             kind="play", laid=laid, moved=moved, missing=[x.code for x in verdict.missing],
             opening_points=verdict.opening_points, ok=ok, violations=[v.to_dict() for v in violations],
             verdict=_verdict(violations, unsure), consequence=consequence, check_by_hand=bool(unsure), unsure=unsure,
-            table=format_table(after),
+            check_message=_check_message(turn["number"], unsure, swaps), table=format_table(after),
             reading_s=round(t - rest_t + time.perf_counter() - t0, 2),
         )
         self.turns.append(turn)
@@ -1069,9 +1076,7 @@ class Follower:
         if ok and verdict.laid:
             self.opened[player] = True
         if unsure:
-            out.append(self._event(t, "check_by_hand", _(
-                "Turn {number}: {tiles} could not be read for sure; check by hand.").format(
-                number=turn["number"], tiles=", ".join(unsure)), turn=turn["number"]))
+            out.append(self._event(t, "check_by_hand", turn["check_message"], turn=turn["number"]))
         self.history.add(frame, t, turn["table"], turn["number"],
                          {"ok": ok, "violations": turn["violations"], "consequence": consequence}, "turn")
         return out
@@ -1088,7 +1093,7 @@ class Follower:
         else:
             n = self.rules.timeout_draw + (0 if self.rules.timeout_penalty is TimeoutPenalty.DRAW_THREE else 0)
             parts.append(_("{player} draws {count} tiles as a penalty.").format(player=player, count=n))
-        return " ".join(parts)
+        return join_sentences(parts)
 
     # ----------------------------------------------------------------- out
 
@@ -1122,6 +1127,26 @@ class Follower:
         self._event(self.last_t, "game_end", _("End of the game after {count} turns.").format(count=len(self.turns)))
         self.history.save()
         return self.result()
+
+
+def _misread_swaps(missing: tuple[Tile, ...], laid: tuple[Tile, ...]) -> list[tuple[Tile, Tile]]:
+    """Pairs (a table tile gone missing, a tile laid) where the laid tile may be the missing one
+    misread: both numbered, of the same colour or the same number (what the reader confuses). A
+    joker is hard to mistake, so a joker gone missing stays a violation."""
+    return [(m, x) for m in dict.fromkeys(missing) for x in dict.fromkeys(laid)
+            if not m.is_joker and not x.is_joker and (m.colour == x.colour or m.number == x.number)]
+
+
+def _check_message(number: int, unsure: list[str], swaps: list[tuple[Tile, Tile]]) -> str | None:
+    """The sentences of a turn to be checked by hand, naming the tiles (None when there are none)."""
+    if not unsure:
+        return None
+    parts = [_("Turn {number}: {tiles} could not be read for sure; check by hand.").format(
+        number=number, tiles=", ".join(unsure))]
+    for missing, laid in swaps:
+        parts.append(_("{missing} is no longer on the table and {laid} was laid: one may be the other misread.").format(
+            missing=missing.code, laid=laid.code))
+    return join_sentences(parts)
 
 
 def _verdict(violations: list[Any], unsure: list[str]) -> str:

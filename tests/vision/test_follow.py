@@ -356,3 +356,29 @@ def test_turn_verdicts_tell_a_draw_a_checked_play_and_an_unchecked_one() -> None
     event = out[1]["event"]
     assert event["kind"] == "check_by_hand" and "K8" in event["message"] and event["turn"] == unchecked["number"]
     assert {t["verdict"] for t in f.turns} <= set(VERDICTS)
+
+
+def test_a_table_tile_read_as_a_laid_one_is_checked_by_hand() -> None:
+    """Regression (seed 116, turn 28): a run laid again in place had its O6 read O5 (both rest
+    frames agreed): the referee saw O6 gone and O5 laid, and called O3 O4 O5 O5 a broken run on a
+    legal turn. A table tile cannot leave the table, so a tile gone missing while a tile of its
+    colour or number is laid may be that tile misread: both are unsure, the turn is checked by
+    hand and the sentence names them. A joker kept (hard to misread) and a table tile taken back
+    with nothing laid stay violations."""
+    import time
+
+    f = _bare_follower("R1 R2 R3 R4 R5 R6 | O2 O3 O4 O5 O6 | K8 B8 R8")
+    after = parse_table("R3 R4 R5 R6 | O3 O4 O5 O5 | K8 B8 R8 | B1 R1 J | B2 O2 R2")
+    out = f._turn_play(1.0, 1.5, f.prev_frame, after, [], time.perf_counter())
+    turn = out[0]["turn"]
+    assert (turn["verdict"], turn["violations"], turn["ok"]) == ("check_by_hand", [], True)
+    assert {"O5", "O6"} <= set(turn["unsure"]) and turn["missing"] == ["O6"]
+    assert "O6" in turn["check_message"] and "O5" in turn["check_message"]
+    assert out[1]["event"]["message"] == turn["check_message"]
+
+    f = _bare_follower("K7 J K9 | R1 R2 R3")
+    turn = f._turn_play(1.0, 1.5, f.prev_frame, parse_table("K7 K8 K9 | R1 R2 R3"), [], time.perf_counter())[0]["turn"]
+    assert [v["code"] for v in turn["violations"]] == ["joker_missing"] and turn["verdict"] == "violation"
+    f = _bare_follower("R1 R2 R3 R4 | K5 K6 K7")
+    turn = f._turn_play(1.0, 1.5, f.prev_frame, parse_table("R1 R2 R3 | K5 K6 K7"), [], time.perf_counter())[0]["turn"]
+    assert "table_tile_removed" in [v["code"] for v in turn["violations"]] and not turn["check_by_hand"]

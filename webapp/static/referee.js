@@ -109,7 +109,7 @@
     if (turn.laid.length) lines.push(w("laid", { tiles: turn.laid.join(" ") }));
     if (turn.moved.length) lines.push(w("moved", { tiles: turn.moved.join(" ") }));
     if (turn.missing.length) lines.push(w("missing", { tiles: turn.missing.join(" ") }));
-    if (turn.check_by_hand) lines.push(w("check", { tiles: turn.unsure.join(" ") }));
+    if (turn.check_by_hand) lines.push(turn.check_message || w("check", { tiles: turn.unsure.join(" ") }));
     const look = { ok: "ok", violation: "bad", check_by_hand: "check" }[verdict];
     return make("div", { class: "ref-card " + look, "data-turn": turn.number, "data-ok": ok ? "1" : "0",
       "data-verdict": verdict },
