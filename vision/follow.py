@@ -460,7 +460,8 @@ class Follower:
             self.settled.image, self.settled.norm, self.settled.grey = work, norm, grey
             self.settled.full, self.settled.features = self.rest_frames[-1], features
             return out
-        det, reading, unsure = self._read(list(self.rest_frames), changed["mask"], self.settled.det, faces)
+        det, reading, unsure = self._read(list(self.rest_frames), changed["mask"], self.settled.det, faces,
+                                          self._set_mates(faces))
         new_sets, set_of = self._sets_of(reading, self._kept)
         unsure = sorted(unsure + self._doubtful_sets(det, new_sets, set_of))
         self._steps.lap("sets")
@@ -564,19 +565,33 @@ class Follower:
 
     # ----------------------------------------------------------------- reading
 
+    def _set_mates(self, faces: np.ndarray) -> np.ndarray:
+        """For each settled tile: whether it is to be read again, its face changed or that of a
+        tile of its set. A set laid again in place shifts its tiles along, and a tile whose face
+        barely changes (a 5 become a 6 where the set's next tile stood) would otherwise keep the
+        identity of the tile that stood there (dev seed 116: O6 kept as O5)."""
+        st = self.settled
+        if st is None or not len(faces) or not faces.any():
+            return faces
+        return faces | np.isin(st.set_of, np.unique(st.set_of[faces]))
+
     def _read(self, frames: list[np.ndarray], changed: np.ndarray | None, settled_det: Any,
-              faces: np.ndarray | None = None) -> tuple[Any, Any, list[str]]:
+              faces: np.ndarray | None = None, reread: np.ndarray | None = None) -> tuple[Any, Any, list[str]]:
         """Read the rest frames, agree them, keep settled tiles where nothing changed, decode.
-        ``faces``: for each settled tile, whether its face changed (computed when not given)."""
+        ``faces``: for each settled tile, whether its face changed (computed when not given);
+        ``reread``: the settled tiles read again where the detector finds them (default: those
+        whose face changed); the others keep their settled identity."""
         from vision.decode import build_reading
         from vision.detections import TileDetections
 
         self._full_w = frames[-1].shape[1]
         windows = self._windows(changed, frames[-1].shape) if settled_det is not None and changed is not None else None
         self._last_windows = -1 if windows is None else len(windows)  # -1: the whole frame
+        if reread is None:
+            reread = faces
         known = None
-        if settled_det is not None and faces is not None and len(settled_det):
-            known = settled_det[~faces]  # settled tiles whose face did not change: not read again
+        if settled_det is not None and reread is not None and len(settled_det):
+            known = settled_det[~reread]  # settled tiles whose face did not change: not read again
         det = self._detect(frames[-1], windows, known)
         self._steps.lap("detect")
         if len(frames) > 1 and self._fresh_rows:
@@ -588,7 +603,7 @@ class Follower:
         unsure_idx: list[int] = []
         kept: dict[int, int] = {}
         if settled_det is not None and changed is not None and len(settled_det):
-            det, unsure_idx, kept = self._keep_settled(det, settled_det, changed, faces)
+            det, unsure_idx, kept = self._keep_settled(det, settled_det, changed, faces, reread)
         elif changed is None:
             unsure_idx = [i for i in range(len(det)) if float(det.probs[i].max()) < self.s.sure]
         self._steps.lap("keep_settled")
@@ -756,15 +771,17 @@ class Follower:
         return True
 
     def _keep_settled(self, det: Any, settled: Any, changed: np.ndarray,
-                      faces: np.ndarray | None = None) -> tuple[Any, list[int], dict[int, int]]:
+                      faces: np.ndarray | None = None, reread: np.ndarray | None = None
+                      ) -> tuple[Any, list[int], dict[int, int]]:
         """Settled tiles whose face did not change keep their identity (and come back if the
         detector missed them); other tiles keep the reader's probabilities. ``faces``: for each
-        settled tile, whether its face changed (computed here when not given)."""
+        settled tile, whether its face changed (computed here when not given); ``reread``: the
+        settled tiles that were read again (default ``faces``)."""
         from vision.detections import TileDetections
 
         fx = self._scale_full
-        frame = self.rest_frames[-1]
         if faces is None:
+            frame = self.rest_frames[-1]
             faces = np.array([self._face_changed(box, frame) for box in settled.boxes_xyxy], bool)
         settled_conf = self.settled.conf if self.settled is not None else np.ones(len(settled))
 
@@ -778,9 +795,15 @@ class Follower:
         probs = det.probs.copy()
         unsure: list[int] = []
         kept: dict[int, int] = {}  # row of the new detections -> row of the settled ones
+        if reread is None:
+            reread = faces
         for i in range(len(det)):
             j = int(iou[i].argmax()) if iou.shape[1] else -1
-            if j >= 0 and iou[i, j] > 0.5 and j not in used and not faces[j]:
+            # A tile read again only because its set changed keeps its identity unless it now
+            # reads confidently as another tile (the swap below then needs both sides sure).
+            confirmed = j >= 0 and not faces[j] and (not reread[j] or int(probs[i].argmax()) == int(
+                settled.probs[j].argmax()) or float(probs[i].max()) < 0.9)
+            if j >= 0 and iou[i, j] > 0.5 and j not in used and confirmed:
                 used.add(j)
                 kept[i] = j
                 probs[i] = settled.probs[j]

@@ -382,3 +382,47 @@ def test_a_table_tile_read_as_a_laid_one_is_checked_by_hand() -> None:
     f = _bare_follower("R1 R2 R3 R4 | K5 K6 K7")
     turn = f._turn_play(1.0, 1.5, f.prev_frame, parse_table("R1 R2 R3 | K5 K6 K7"), [], time.perf_counter())[0]["turn"]
     assert "table_tile_removed" in [v["code"] for v in turn["violations"]] and not turn["check_by_hand"]
+
+
+def _probs(readings: list[tuple[str, float]]) -> np.ndarray:
+    """Reading probabilities: each tile's code with the given confidence, the rest spread evenly."""
+    from referee.tiles import parse_tiles
+
+    out = np.zeros((len(readings), 53), np.float32)
+    for row, (code, conf) in enumerate(readings):
+        out[row, :] = (1 - conf) / 52
+        out[row, parse_tiles(code)[0].index] = conf
+    return out
+
+
+def test_tiles_of_a_changed_set_are_read_again() -> None:
+    """Regression (seed 116, turn 28): O2 O3 O4 O5 O6 laid again in place as O3 O4 O5 O6 put the
+    O6 where the O5 stood; a 5 and a 6 differ too little for the face test, so the tile kept its
+    settled O5 and the table read O3 O4 O5 O5 for nine turns. The tiles of a settled set with a
+    changed face are read again: a confident new reading replaces the settled one (both sides
+    sure), a faint one or the same one keeps it; sets with no changed face are not read again."""
+    from types import SimpleNamespace
+
+    from vision.detections import TileDetections
+    from vision.follow import Follower
+
+    f = Follower(["A", "B"], reader=object())
+    boxes = np.array([[10, 10, 40, 50], [42, 10, 72, 50], [74, 10, 104, 50], [10, 100, 40, 140]], np.float32)
+    settled = TileDetections(boxes, np.ones(4), _probs([("O3", 1), ("O4", 1), ("O5", 1), ("K9", 1)]))
+    f.settled = SimpleNamespace(set_of=np.array([0, 0, 0, 1]), conf=np.full(4, 0.99, np.float32))
+    f._full_w = f.s.work_width  # work pixels are frame pixels here
+    faces = np.array([True, False, False, False])  # only the first tile's face changed (O2 -> O3)
+    reread = f._set_mates(faces)
+    assert reread.tolist() == [True, True, True, False]
+    changed = np.zeros((200, 200), np.uint8)
+    det = TileDetections(boxes[:3], np.ones(3), _probs([("O3", 0.97), ("O4", 0.95), ("O6", 0.96)]))
+    out, unsure, kept = f._keep_settled(det, settled, changed, faces, reread)
+    codes = [int(row.argmax()) for row in out.probs]
+    from referee.tiles import parse_tiles
+
+    assert codes[2] == parse_tiles("O6")[0].index and 2 not in kept and unsure == []
+    assert kept[1] == 1 and kept[3] == 3  # the O4 confirmed; the K9 (not read again) carried over
+    # A faint new reading of a tile read again only for its set keeps the settled identity.
+    det = TileDetections(boxes[:3], np.ones(3), _probs([("O3", 0.97), ("O4", 0.95), ("O6", 0.7)]))
+    out, unsure, kept = f._keep_settled(det, settled, changed, faces, reread)
+    assert kept[2] == 2 and int(out.probs[2].argmax()) == parse_tiles("O5")[0].index and unsure == []
