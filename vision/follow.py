@@ -594,11 +594,13 @@ class Follower:
             known = settled_det[~reread]  # settled tiles whose face did not change: not read again
         det = self._detect(frames[-1], windows, known)
         self._steps.lap("detect")
+        disagree: list[int] = []
         if len(frames) > 1 and self._fresh_rows:
             # The tiles read now (not settled and unchanged) are read in the other rest frame too
             # and the readings agreed (the table is at rest: the same box holds the same tile). A
-            # tile read differently in the two frames ends faint, hence unsure: checked by hand.
-            det = self._second_look(det, self._fresh_rows, frames[-2])
+            # tile read as two different tiles in the two frames, or found in one only, is not
+            # agreed: unsure, however confident the average, hence checked by hand.
+            det, disagree = self._second_look(det, self._fresh_rows, frames[-2])
             self._steps.lap("second_look")
         unsure_idx: list[int] = []
         kept: dict[int, int] = {}
@@ -606,6 +608,8 @@ class Follower:
             det, unsure_idx, kept = self._keep_settled(det, settled_det, changed, faces, reread)
         elif changed is None:
             unsure_idx = [i for i in range(len(det)) if float(det.probs[i].max()) < self.s.sure]
+        # (_keep_settled appends rows after the detected ones: the rows of ``disagree`` stay.)
+        unsure_idx = sorted(set(unsure_idx) | {i for i in disagree if i not in kept})
         self._steps.lap("keep_settled")
         h, w = frames[-1].shape[:2]
         reading = build_reading((w, h), det, self.rules, "table")
@@ -701,22 +705,27 @@ class Follower:
         return TileDetections(np.vstack([boxes[~new], d.boxes_xyxy]), np.concatenate([scores[~new], d.scores]),
                               np.vstack([known.probs[rows], d.probs]), np.vstack([known.up_xy[rows], d.up_xy]))
 
-    def _second_look(self, det: Any, rows: list[int], frame: np.ndarray) -> Any:
+    def _second_look(self, det: Any, rows: list[int], frame: np.ndarray) -> tuple[Any, list[int]]:
         """``det`` with the tiles of ``rows`` read again in ``frame`` (the other rest frame) and
         each reading averaged with the first: a tile read faintly once may read clearly in the
-        other frame (a reflection, noise), an agreed reading is steadier than either, and two
-        readings that disagree leave the tile faint (unsure) rather than guessed."""
+        other frame (a reflection, noise), and an agreed reading is steadier than either. Also
+        the rows not agreed: read as another tile in ``frame`` (whatever the average says), or
+        not found there (the other frame calls the box "not a tile")."""
         from vision.detections import TileDetections
 
         again = self.reader.read_boxes(frame, det.boxes_xyxy[rows], det.scores[rows])
         probs = det.probs.copy()
-        if len(again):
-            iou = iou_matrix(det.boxes_xyxy[rows], again.boxes_xyxy)
-            for k, i in enumerate(rows):
-                j = int(iou[k].argmax())
-                if iou[k, j] > 0.99:  # the same box (the other frame may call it "not a tile")
-                    probs[i] = (det.probs[i] + again.probs[j]) / 2
-        return TileDetections(det.boxes_xyxy, det.scores, probs, det.up_xy)
+        disagree: list[int] = []
+        iou = iou_matrix(det.boxes_xyxy[rows], again.boxes_xyxy) if len(again) else np.zeros((len(rows), 0))
+        for k, i in enumerate(rows):
+            j = int(iou[k].argmax()) if iou.shape[1] else -1
+            if j < 0 or iou[k, j] <= 0.99:  # not the same box: the other frame called it "not a tile"
+                disagree.append(i)
+                continue
+            if int(again.probs[j].argmax()) != int(det.probs[i].argmax()):
+                disagree.append(i)
+            probs[i] = (det.probs[i] + again.probs[j]) / 2
+        return TileDetections(det.boxes_xyxy, det.scores, probs, det.up_xy), disagree
 
     def _faint_alone(self, reading: Any, kept: dict[int, int]) -> set[int]:
         """Indices of new tiles read with less than ``sure`` confidence that stand alone: loose, or

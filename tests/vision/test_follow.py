@@ -426,3 +426,26 @@ def test_tiles_of_a_changed_set_are_read_again() -> None:
     det = TileDetections(boxes[:3], np.ones(3), _probs([("O3", 0.97), ("O4", 0.95), ("O6", 0.7)]))
     out, unsure, kept = f._keep_settled(det, settled, changed, faces, reread)
     assert kept[2] == 2 and int(out.probs[2].argmax()) == parse_tiles("O5")[0].index and unsure == []
+
+
+def test_readings_not_agreed_across_the_rest_frames_are_reported() -> None:
+    """A tile read R12 (0.95) in one rest frame and R11 (0.7) in the other averages to R12 at
+    0.6, above the bar for a sure tile: it was still not agreed, so it is reported (and made
+    unsure by ``_read``), as is a tile the other frame calls "not a tile"; agreed tiles are not."""
+    from types import SimpleNamespace
+
+    from vision.detections import TileDetections
+    from vision.follow import Follower
+
+    boxes = np.array([[10, 10, 40, 50], [42, 10, 72, 50], [74, 10, 104, 50]], np.float32)
+    first = TileDetections(boxes, np.ones(3), _probs([("R10", 0.98), ("R12", 0.95), ("K3", 0.9)]))
+    other = _probs([("R10", 0.97), ("R11", 0.7)])
+    other[1, parse_table("R12")[0][0].index] = 0.25
+
+    def read_boxes(image: np.ndarray, b: np.ndarray, s: np.ndarray) -> TileDetections:
+        return TileDetections(b[:2], s[:2], other)  # the third box: "not a tile" in this frame
+
+    f = Follower(["A", "B"], reader=SimpleNamespace(read_boxes=read_boxes))
+    det, disagree = f._second_look(first, [0, 1, 2], np.zeros((60, 120, 3), np.uint8))
+    assert float(det.probs[1].max()) >= f.s.sure  # the average alone would have passed
+    assert disagree == [1, 2]
