@@ -207,7 +207,7 @@ def _move(out: Outcome, objective: str, proven: bool, least_moved: bool, tiebrea
     )
 
 
-_MOST_POINTS_RELAXATIONS = 8
+_MOST_POINTS_RELAXATIONS = 24
 """Relaxations the points objective's one integer programme may solve (see
 :func:`_most_points_least_moved`) before the solver takes the other way."""
 
@@ -223,9 +223,22 @@ def _most_points_least_moved(
     jokers make the fast points search slow there): see ``referee/SOLVER.md``."""
     from referee.solver.least import least_arrangement  # highspy, only when asked for
 
+    # The most-tiles move (a few milliseconds) is a first move for the programme: every node
+    # that cannot score more, or as much keeping more, is closed at once, and on most tables
+    # it already scores the most.
+    table_count = tile_counts(tile_indices(table_tiles))
+    rack_count = tile_counts(tile_indices(rack))
+    solved = solve_plan(table_count, rack_count, rules, "tiles", None, old_sets, need_move=True)
+    first = describe_change(old_sets, table_tiles, solved[0], rack_jokers_high=True) if solved is not None else None
+    if first is not None and not first.placed:
+        first = None
     found = least_arrangement(
-        old_sets, rack, rules, most_points=True, time_limit=time_limit, relaxations=_MOST_POINTS_RELAXATIONS
+        old_sets, rack, rules, most_points=True, time_limit=time_limit, relaxations=_MOST_POINTS_RELAXATIONS,
+        known=None if first is None else len(table_tiles) - len(first.moved),
+        known_points=None if first is None else first.points,
     )
+    if found is not None and not found.sets and first is not None and found.points == first.points:
+        return _move(first, "points", proven=True, least_moved=True, tiebreak="exact")  # nothing does better
     if found is None or not found.sets or not found.count:
         return None
     out = describe_change(old_sets, table_tiles, [list(s) for s in found.sets], rack_jokers_high=True)

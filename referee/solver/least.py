@@ -175,15 +175,62 @@ def _cuts(reading: Sequence[int]) -> tuple[int, ...]:
     return tuple(p for p in range(3, size - 2) if numbered[p] and numbered[size] - numbered[p])
 
 
-def _same_joker_values(reading: Sequence[int], cuts: Sequence[int]) -> tuple[int, ...]:
-    """The cuts whose pieces, read alone, give the jokers the values the whole run gives them
-    (for the points objective, where a joker is worth the tile it stands for)."""
-    whole = _set_joker_values(tuple(sorted(reading)))
-    return tuple(
-        p for p in cuts
-        if tuple(sorted(_set_joker_values(tuple(sorted(reading[:p]))) + _set_joker_values(tuple(sorted(reading[p:])))))
-        == whole
-    )
+def _referee_reading(key: tuple[int, ...]) -> tuple[int, ...]:
+    """The run ``key`` (sorted tile indices, jokers last) read as the referee reads it (the order
+    of :func:`readable_set`): tile indices by place, its jokers in the gaps, then above its top,
+    then below its bottom where the top is 13."""
+    numbered = [x for x in key if x != _JOKER]
+    c = numbered[0] // 13
+    have = {x % 13 + 1 for x in numbered}
+    lo, hi = min(have), max(have)
+    spare = len(key) - len(numbered) - ((hi - lo + 1) - len(have))
+    top = min(13, hi + spare)
+    lo -= spare - (top - hi)
+    return tuple(13 * c + n - 1 if n in have else _JOKER for n in range(lo, top + 1))
+
+
+@lru_cache(maxsize=1 << 15)
+def _points_cuts(reading: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """The points objective's cuts (of :func:`_cuts`) of the run read as ``reading`` (a joker worth the tile it
+    stands for, as the referee reads each piece alone): those after which the rack's jokers,
+    however many, can score at least as much in the two pieces as in the whole run (each
+    piece's jokers take its places worth most: for every z, the z places worth most of the
+    pieces add up to at least the whole run's z places worth most), and for each such cut the
+    most table jokers the first piece, then the second, can keep for an old set (held by
+    jokers on that piece's places worth least) with that still true for the rest (see
+    :func:`_survives`). Read the referee's way the pieces of a run never score less (a joker at
+    a piece's bottom reads above its top), so every cut of that reading passes with none kept.
+    Shared between calls: it depends on the run alone (some 10,000 runs of 6 or more with one
+    or two jokers in a classic box), as the per-colour tables do."""
+    whole = sorted(_set_joker_values(tuple(sorted(reading))), reverse=True)
+
+    def enough(places: list[int]) -> bool:
+        places = sorted(places, reverse=True)
+        got = need = 0
+        for a, b in zip(places, whole):
+            got, need = got + a, need + b
+            if got < need:
+                return False
+        return True
+
+    kept_cuts: list[int] = []
+    firsts: list[int] = []
+    seconds: list[int] = []
+    for p in _cuts(reading):
+        a = sorted(_set_joker_values(tuple(sorted(reading[:p]))))
+        b = sorted(_set_joker_values(tuple(sorted(reading[p:]))))
+        if not enough(a + b):
+            continue
+        most = []
+        for piece, other in ((a, b), (b, a)):
+            w = 0
+            while w < len(piece) and enough(piece[w + 1:] + other):
+                w += 1
+            most.append(w)
+        kept_cuts.append(p)
+        firsts.append(most[0])
+        seconds.append(most[1])
+    return tuple(kept_cuts), tuple(firsts), tuple(seconds)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -213,9 +260,12 @@ def _set_joker_values(s: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(sorted([*gaps, *range(hi + 1, top + 1), *range(bottom, lo)]))
 
 
-_LongRun = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], dict[int, int], tuple[int, ...]]
+_LongRun = tuple[
+    tuple[int, ...], tuple[int, ...], tuple[int, ...], dict[int, int], tuple[int, ...], tuple[int, ...], tuple[int, ...]
+]
 """A run of 6 places or more: (multiset, reading, cuts, place of each numbered tile, jokers in
-the reading before each place)."""
+the reading before each place, and per cut the most table jokers its first piece, then its
+second, may keep for an old set in the run's stead)."""
 
 
 @lru_cache(maxsize=_COLOUR_CACHE)
@@ -225,21 +275,28 @@ def _colour_tables(
     """The runs of colour ``c`` (see :func:`_colour_runs`) sorted for :func:`_pairs`: those that
     pair with every old set they share a tile with (runs of 3-5, and long runs with no cut);
     the long runs with a cut by span, as (lowest number, latest first cut, earliest last cut,
-    runs); and the long runs with a joker."""
+    runs); and the long runs with a joker. For ``points``, a run with a joker is cut as the
+    referee reads it, and only where the pieces score as much (:func:`_points_cuts`)."""
     short: list[tuple[int, ...]] = []
     by_span: dict[tuple[int, int], list[_LongRun]] = {}
     with_joker: list[_LongRun] = []
     for key, lo, reading in _colour_runs(c, mask, jokers):
+        if points and key[-1] == _JOKER and len(reading) >= 6:
+            reading = _referee_reading(key)
+            lo = _lowest(reading)
         cuts = _cuts(reading) if len(reading) >= 6 else ()
-        if cuts and points:
-            cuts = _same_joker_values(reading, cuts)
-        if not cuts:
-            short.append(key)
-            continue
         prefix = [0]
         for x in reading:
             prefix.append(prefix[-1] + (x == _JOKER))
-        entry = (key, reading, cuts, {x: k for k, x in enumerate(reading) if x != _JOKER}, tuple(prefix))
+        if cuts and points and prefix[-1]:
+            cuts, firsts, seconds = _points_cuts(reading)
+        else:
+            firsts = tuple(prefix[p] for p in cuts)
+            seconds = tuple(prefix[-1] - prefix[p] for p in cuts)
+        if not cuts:
+            short.append(key)
+            continue
+        entry = (key, reading, cuts, {x: k for k, x in enumerate(reading) if x != _JOKER}, tuple(prefix), firsts, seconds)
         by_span.setdefault((lo, lo + len(reading) - 1), []).append(entry)
         if prefix[-1]:
             with_joker.append(entry)
@@ -250,20 +307,25 @@ def _colour_tables(
     return tuple(short), spans, with_joker
 
 
+def _lowest(reading: Sequence[int]) -> int:
+    """The number of a run reading's first place (tile indices by place, 52 a joker)."""
+    k, x = next((k, x) for k, x in enumerate(reading) if x != _JOKER)
+    return x % 13 + 1 - k
+
+
 def _survives(entry: _LongRun, old: dict[int, int]) -> bool:
     """Whether the long run ``entry`` must keep its pair with the old set ``old``: no cut leaves
     one piece sharing with it all that the whole run does (its numbered tiles are each once in
-    the run; jokers by count)."""
-    _key, reading, cuts, place, prefix = entry
+    the run; jokers by count, as many as that piece may keep, see :func:`_colour_tables`)."""
+    _key, reading, cuts, place, prefix, firsts, seconds = entry
     places = [place[x] for x in old if x in place]
     first = min(places) if places else len(reading)
     last = max(places) if places else -1
     want = min(prefix[-1], old.get(_JOKER, 0))
     if not want:
         return not (last < cuts[-1] or first >= cuts[0])
-    total = prefix[-1]
-    for p in cuts:
-        if (last < p and prefix[p] >= want) or (first >= p and total - prefix[p] >= want):
+    for k, p in enumerate(cuts):
+        if (last < p and firsts[k] >= want) or (first >= p and seconds[k] >= want):
             return False
     return True
 
@@ -368,6 +430,7 @@ def least_arrangement(
     known: int | None = None,
     most_points: bool = False,
     relaxations: int | None = None,
+    known_points: int | None = None,
 ) -> LeastArrangement | None:
     """The arrangement of the table's sets ``table`` and some of ``rack`` (after the opening)
     laying the most rack tiles, or exactly ``count`` of them, or rack tiles worth exactly
@@ -393,7 +456,10 @@ def least_arrangement(
 
     ``most_points``: instead of a count or points given, the most points first (the
     objective (T + 1) * points + tiles kept, points as above), then the fewest moved; the
-    answer's :attr:`LeastArrangement.points` says how many. ``relaxations``: the most linear
+    answer's :attr:`LeastArrangement.points` says how many; ``known`` and ``known_points``
+    together are then a move known (the tiles it keeps and the points it scores, its rack
+    jokers at the joker places worth most): when nothing scores more, or as much keeping more,
+    the answer is that value with no sets. ``relaxations``: the most linear
     relaxations the branch and bound may solve; past them, None (as past ``time_limit``).
 
     Raises :class:`~referee.solver.SolverError` when highspy is not installed, or for more copies
@@ -433,7 +499,13 @@ def least_arrangement(
     places: list[tuple[int, int]] = []  # (set, value of one of its joker places): the z columns
     joker_pairs: list[int] = []  # pairs sharing jokers: the k columns (points only, see below)
     if places_count:
-        places = [(j, v) for j, st in enumerate(sets) if _JOKER in st for v in _set_joker_values(st)]
+        # Only a set's places worth most, as many as the rack has jokers: the rack's jokers take
+        # the places worth most (a rack joker on a lower place of a set, a higher one free,
+        # scores less than the move it is part of can: never the most points).
+        rack_jokers = avail[_JOKER] - table_count[_JOKER]
+        places = [
+            (j, v) for j, st in enumerate(sets) if _JOKER in st for v in _set_joker_values(st)[-rack_jokers:]
+        ]
         # A rack joker is not a table joker kept in its set: the pairs' joker part moves to k
         # columns, which share each set's jokers with the rack jokers sitting there (z).
         joker_pairs = [k for k, (j, i, _w) in enumerate(pairs) if _JOKER in tallies[j] and _JOKER in old_tallies[i]]
@@ -508,12 +580,17 @@ def least_arrangement(
     if not nx:
         return LeastArrangement(0, 0, (), 0.0) if not total and not count else None
     whole = nx + ny + nz + nk if places_count else nx  # the columns that must be integral
+    if most_points:
+        # (A move known counts in the objective's own units: its points, then its tiles kept.)
+        known = None if known is None or known_points is None else heavy * (table_points + known_points) + known
     found = _branch_and_bound(rows, cost, upper, whole, time_limit - (time.perf_counter() - start), known, relaxations)
     seconds = time.perf_counter() - start
     if found is None:
         return None
     value, x = found
     if x is None:  # nothing better than the arrangement known
+        if most_points:
+            return LeastArrangement(0, total - value % heavy, (), seconds, value // heavy - table_points)
         return LeastArrangement(count if count is not None else 0, total - value, (), seconds)
     copies = [round(v) for v in x[:nx]]
     most = None
@@ -584,7 +661,7 @@ def _branch_and_bound(
 
     def node(depth: int) -> None:
         left = time_limit - (time.perf_counter() - start)
-        if left <= 0 or depth > _MAX_DEPTH or solved[0] == relaxations:
+        if left <= 0 or depth > _MAX_DEPTH or (relaxations is not None and solved[0] >= relaxations):
             raise TimeoutError
         solved[0] += 1
         h.setOptionValue("time_limit", left)
@@ -609,7 +686,20 @@ def _branch_and_bound(
             return
         v = x[pick]
         lo, hi = lower[pick], top[pick]
-        for new_lo, new_hi in ((float(math.ceil(v)), hi), (lo, float(math.floor(v)))):
+        children = [(float(math.ceil(v)), hi), (lo, float(math.floor(v)))]
+        # The child whose relaxation is worth more first (two more relaxations, a few pivots
+        # each): the dive up alone often went down a branch a point short and spent the budget
+        # there (large-J-013: 3.1 s with the fall-back, against 0.5 s).
+        worth = []
+        for new_lo, new_hi in children:
+            h.changeColBounds(pick, new_lo, new_hi)
+            solved[0] += 1
+            h.run()
+            worth.append(-h.getInfo().objective_function_value if h.getModelStatus() == optimal else -math.inf)
+        h.changeColBounds(pick, lo, hi)
+        if worth[1] > worth[0]:
+            children.reverse()
+        for new_lo, new_hi in children:
             h.changeColBounds(pick, new_lo, new_hi)
             lower[pick], top[pick] = new_lo, new_hi
             node(depth + 1)
