@@ -223,15 +223,18 @@ def _most_points_least_moved(
     jokers make the fast points search slow there): see ``referee/SOLVER.md``."""
     from referee.solver.least import least_arrangement  # highspy, only when asked for
 
-    # The most-tiles move (a few milliseconds) is a first move for the programme: every node
-    # that cannot score more, or as much keeping more, is closed at once, and on most tables
-    # it already scores the most.
-    table_count = tile_counts(tile_indices(table_tiles))
-    rack_count = tile_counts(tile_indices(rack))
-    solved = solve_plan(table_count, rack_count, rules, "tiles", None, old_sets, need_move=True)
-    first = describe_change(old_sets, table_tiles, solved[0], rack_jokers_high=True) if solved is not None else None
-    if first is not None and not first.placed:
-        first = None
+    # With a joker on the rack, the most-tiles move (a few milliseconds) is a first move for
+    # the programme: every node that cannot score more, or as much keeping more, is closed at
+    # once. (Without one the programme is small and rarely branches: not worth its time.)
+    first = None
+    if any(t.is_joker for t in rack):
+        table_count = tile_counts(tile_indices(table_tiles))
+        rack_count = tile_counts(tile_indices(rack))
+        solved = solve_plan(table_count, rack_count, rules, "tiles", None, old_sets, need_move=True)
+        if solved is not None:
+            first = describe_change(old_sets, table_tiles, solved[0], rack_jokers_high=True)
+        if first is not None and not first.placed:
+            first = None
     found = least_arrangement(
         old_sets, rack, rules, most_points=True, time_limit=time_limit, relaxations=_MOST_POINTS_RELAXATIONS,
         known=None if first is None else len(table_tiles) - len(first.moved),
