@@ -3,6 +3,7 @@ return, with the opening and the exact tie-break."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -235,11 +236,19 @@ def _most_points_least_moved(
             first = describe_change(old_sets, table_tiles, solved[0], rack_jokers_high=True)
         if first is not None and not first.placed:
             first = None
-    found = least_arrangement(
-        old_sets, rack, rules, most_points=True, time_limit=time_limit, relaxations=_MOST_POINTS_RELAXATIONS,
-        known=None if first is None else len(table_tiles) - len(first.moved),
-        known_points=None if first is None else first.points,
-    )
+    start = time.perf_counter()
+    for every_place in (False, True) if first is not None else (False,):
+        # (Only a set's joker places worth most, then, where that branch and bound runs long,
+        # every place: the same optimum, and the two run long on different tables, e.g. on
+        # mid-J-018 213 relaxations against 9; the fall-back costs more than a second try.)
+        found = least_arrangement(
+            old_sets, rack, rules, most_points=True, time_limit=time_limit - (time.perf_counter() - start),
+            relaxations=_MOST_POINTS_RELAXATIONS, every_place=every_place,
+            known=None if first is None else len(table_tiles) - len(first.moved),
+            known_points=None if first is None else first.points,
+        )
+        if found is not None:
+            break
     if found is not None and not found.sets and first is not None and found.points == first.points:
         return _move(first, "points", proven=True, least_moved=True, tiebreak="exact")  # nothing does better
     if found is None or not found.sets or not found.count:

@@ -431,6 +431,7 @@ def least_arrangement(
     most_points: bool = False,
     relaxations: int | None = None,
     known_points: int | None = None,
+    every_place: bool = False,
 ) -> LeastArrangement | None:
     """The arrangement of the table's sets ``table`` and some of ``rack`` (after the opening)
     laying the most rack tiles, or exactly ``count`` of them, or rack tiles worth exactly
@@ -459,7 +460,9 @@ def least_arrangement(
     answer's :attr:`LeastArrangement.points` says how many; ``known`` and ``known_points``
     together are then a move known (the tiles it keeps and the points it scores, its rack
     jokers at the joker places worth most): when nothing scores more, or as much keeping more,
-    the answer is that value with no sets. ``relaxations``: the most linear
+    the answer is that value with no sets. ``every_place``: a column for every joker place of a
+    set, not only its places worth most (the same optimum, another branch and bound: where
+    one runs long the other may not). ``relaxations``: the most linear
     relaxations the branch and bound may solve; past them, None (as past ``time_limit``).
 
     Raises :class:`~referee.solver.SolverError` when highspy is not installed, or for more copies
@@ -504,7 +507,7 @@ def least_arrangement(
         # scores less than the move it is part of can: never the most points).
         rack_jokers = avail[_JOKER] - table_count[_JOKER]
         places = [
-            (j, v) for j, st in enumerate(sets) if _JOKER in st for v in _set_joker_values(st)[-rack_jokers:]
+            (j, v) for j, st in enumerate(sets) if _JOKER in st for v in _set_joker_values(st)[0 if every_place else -rack_jokers:]
         ]
         # A rack joker is not a table joker kept in its set: the pairs' joker part moves to k
         # columns, which share each set's jokers with the rack jokers sitting there (z).
