@@ -210,7 +210,13 @@ def _move(out: Outcome, objective: str, proven: bool, least_moved: bool, tiebrea
 
 _MOST_POINTS_RELAXATIONS = 24
 """Relaxations the points objective's one integer programme may solve (see
-:func:`_most_points_least_moved`) before the solver takes the other way."""
+:func:`_most_points_least_moved`), counting the two a branching looks at, before the solver
+takes the other way."""
+
+_FIRST_MOVE_FROM = 40
+"""Table tiles from which the points objective's programme starts from the most-tiles move
+(with a rack joker). Measured (session 7, the benchmark's mid and mid_r24 positions with
+jokers): without it medians 34 and 64 ms, with it 37 and 71 ms."""
 
 
 def _most_points_least_moved(
@@ -224,11 +230,13 @@ def _most_points_least_moved(
     jokers make the fast points search slow there): see ``referee/SOLVER.md``."""
     from referee.solver.least import least_arrangement  # highspy, only when asked for
 
-    # With a joker on the rack, the most-tiles move (a few milliseconds) is a first move for
-    # the programme: every node that cannot score more, or as much keeping more, is closed at
-    # once. (Without one the programme is small and rarely branches: not worth its time.)
+    # With a joker on the rack and a full table, the most-tiles move (a few milliseconds) is a
+    # first move for the programme: every node that cannot score more, or as much keeping
+    # more, is closed at once. (Without a rack joker the programme is small and rarely
+    # branches; on tables of 28-33 tiles it cost 10% at the medians: see _FIRST_MOVE_FROM.)
     first = None
-    if any(t.is_joker for t in rack):
+    rack_joker = any(t.is_joker for t in rack)
+    if rack_joker and len(table_tiles) >= _FIRST_MOVE_FROM:
         table_count = tile_counts(tile_indices(table_tiles))
         rack_count = tile_counts(tile_indices(rack))
         solved = solve_plan(table_count, rack_count, rules, "tiles", None, old_sets, need_move=True)
@@ -237,7 +245,7 @@ def _most_points_least_moved(
         if first is not None and not first.placed:
             first = None
     start = time.perf_counter()
-    for every_place in (False, True) if first is not None else (False,):
+    for every_place in (False, True) if rack_joker else (False,):
         # (Only a set's joker places worth most, then, where that branch and bound runs long,
         # every place: the same optimum, and the two run long on different tables, e.g. on
         # mid-J-018 213 relaxations against 9; the fall-back costs more than a second try.)
