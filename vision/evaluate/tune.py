@@ -26,6 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ocr-below", default="0", help="second-opinion thresholds to try (0: off)")
     p.add_argument("--confirm-below", default="0", help="lowest detector scores of boxes the reader must confirm, to try (0: off)")
     p.add_argument("--confirm-read", default="0.9", help="reader certainty such a box needs, to try")
+    p.add_argument("--min-read", default="0", help="reader certainty every box needs, to try (0: off)")
     p.add_argument("--limit", type=int, default=None, help="at most this many photos per folder")
     p.add_argument("--models", type=Path, default=None)
     args = p.parse_args(argv)
@@ -38,17 +39,17 @@ def main(argv: list[str] | None = None) -> int:
 
     reader = TableReader(args.models or MODELS_DIR)
     grid = itertools.product(*(map(float, v.split(",")) for v in (args.min_score, args.max_covered, args.ocr_below,
-                                                                   args.confirm_below, args.confirm_read)))
+                                                                   args.confirm_below, args.confirm_read, args.min_read)))
     rows = []
-    for min_score, max_covered, ocr_below, confirm_below, confirm_read in grid:
+    for min_score, max_covered, ocr_below, confirm_below, confirm_read, min_read in grid:
         if confirm_below == 0 and confirm_read != float(args.confirm_read.split(",")[0]):
             continue  # confirm_read means nothing while confirming is off
         reader.model.settings = replace(DetectorSettings(), min_score=min_score, max_covered=max_covered, ocr_below=ocr_below,
-                                        confirm_below=confirm_below, confirm_read=confirm_read)
+                                        confirm_below=confirm_below, confirm_read=confirm_read, min_read=min_read)
         f1 = {f"{f.parent.name}/{f.name}": evaluate(f, reader, limit=args.limit, progress=False).to_dict()["tile_f1"]
               for f in args.folders}
         row = {"min_score": min_score, "max_covered": max_covered, "ocr_below": ocr_below,
-               "confirm_below": confirm_below, "confirm_read": confirm_read,
+               "confirm_below": confirm_below, "confirm_read": confirm_read, "min_read": min_read,
                "mean_f1": round(sum(f1.values()) / len(f1), 4), **f1}
         rows.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
