@@ -132,7 +132,9 @@ def test_far_shot_quarter_pass_finds_small_tiles() -> None:
         found, _scores = model.find_boxes(image)
         return len(match_boxes(found, boxes)) / len(boxes)
 
-    assert recall(quartered, far, truth) > recall(plain, far, truth) + 0.1
+    # (session-6 detector: the quarters found 10+ points more; the session-7 one finds 0.93 of them
+    # in the whole photo already, and the quarters the rest)
+    assert recall(quartered, far, truth) >= max(0.95, recall(plain, far, truth) + 0.05)
     near_plain, _s = plain.find_boxes(photo)
     near_default, _s = TileModel().find_boxes(photo)
     assert np.array_equal(near_plain, near_default), "the quarter pass must not start on a close-up photo"
