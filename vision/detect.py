@@ -44,12 +44,12 @@ class DetectorSettings:
     sure they hold a tile and which one (``confirm_read``): a tile the detector half-saw (a back
     tier, a grazing angle) is still found, a patch of cloth is not. 0: off."""
     confirm_read: float = 0.9
+    """P(a tile) x P(its most likely reading) a low-scoring box needs to be kept."""
     min_read: float = 0.3
     """A box whose best reading, P(a tile) x P(its most likely tile), is below this is dropped: a
     patterned cloth's dots or a knot in the wood that the detector took for a tile reads as no
     tile in particular. 0: off. Chosen on validation (models/README.md, session 7): mean F1 0.9536
     off, 0.9544 at 0.15, 0.9581 at 0.3, 0.9569 at 0.4, 0.9523 at 0.5."""
-    """P(a tile) x P(its most likely reading) a low-scoring box needs to be kept."""
     nms_iou: float = 0.5
     """Boxes overlapping more than this (IoU) with a better one are duplicates."""
     max_none: float = 0.5
@@ -313,13 +313,10 @@ class TileModel:
         boxes_xyxy = np.asarray(boxes_xyxy, np.float32).reshape(-1, 4)
         probs, p_none, up = self.read_boxes(image_bgr, boxes_xyxy, profile)
         scores = np.asarray(scores, np.float32).reshape(-1)
-        keep = p_none <= self.settings.max_none
-        low = scores < self.settings.min_score
-        if self.settings.min_read > 0 and len(probs):
-            keep &= (1 - p_none) * probs.max(axis=1) >= self.settings.min_read
-        if self.settings.confirm_below > 0 and low.any():  # such boxes come from find_boxes only then
-            sure = (1 - p_none) * (probs.max(axis=1) if len(probs) else 0) >= self.settings.confirm_read
-            keep &= ~low | sure
+        certainty = (1 - p_none) * probs.max(axis=1, initial=0.0)  # P(a tile) x P(its most likely reading)
+        keep = (p_none <= self.settings.max_none) & (certainty >= self.settings.min_read)
+        if self.settings.confirm_below > 0:  # boxes under min_score come from find_boxes only then
+            keep &= (scores >= self.settings.min_score) | (certainty >= self.settings.confirm_read)
         return TileDetections(boxes_xyxy[keep], scores[keep], probs[keep], up[keep])
 
 

@@ -17,8 +17,8 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import dataclass, field
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -92,11 +92,12 @@ def legible(tile: dict) -> bool:
 def labelled_from_record(record: dict, path: Path) -> LabelledImage:
     """The labels of one rendered scene record (``datasets.synth.render_scene``). Tiles mostly
     hidden or that nobody could read (:func:`legible`) are boxes to ignore, not labels."""
-    shown = [t for t in record["tiles"] if not t.get("hidden") and legible(t)]
+    shown, ignored = [], []
+    for t in record["tiles"]:
+        (ignored if t.get("hidden") or not legible(t) else shown).append(t)
     # A tile partly behind another is boxed where it shows (as the detector is taught).
     boxes = [t["visible_box"] if t.get("visible", 1.0) < 0.9 else [*np.min(t["polygon"], axis=0), *np.max(t["polygon"], axis=0)]
              for t in shown]
-    ignored = [t for t in record["tiles"] if t.get("hidden") or not legible(t)]
     ignore = [t["visible_box"] for t in ignored]
     return LabelledImage(path, [parse_tile(t["code"]) for t in shown], np.array(boxes, np.float32).reshape(-1, 4),
                          np.array(ignore, np.float32).reshape(-1, 4), ",".join(record.get("font_families", [])),

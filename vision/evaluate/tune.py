@@ -2,8 +2,8 @@
 
 Every setting of :class:`vision.detect.DetectorSettings` that decides which boxes become tiles -
 the detector's ``min_score``, the straddling-box filter ``max_covered``, the recogniser's second
-opinion ``ocr_below`` and the reader's confirmation of low-scoring boxes ``confirm_below`` /
-``confirm_read`` - is tried on the given labelled folders (the real ``valid`` split and the
+opinion ``ocr_below``, the reader's confirmation of low-scoring boxes ``confirm_below`` /
+``confirm_read`` and the reading every box needs ``min_read`` - is tried on the given labelled folders (the real ``valid`` split and the
 rendered ``val`` scenes; never a test split), and the mean tile F1 over the folders is reported
 for each. The defaults in ``vision/detect.py`` are the best row (models/README.md keeps the table).
 """
