@@ -477,6 +477,7 @@ def _visibility(tiles: list[SceneTile], owner: np.ndarray) -> dict[int, tuple[fl
 
 
 DOF_LEVELS = (0.7, 1.0, 1.4, 2.0, 2.8, 4.0, 5.6, 8.0, 11.0, 16.0)  # blur sigmas (px) the depth of field is drawn with
+DOF_SHARP_BELOW = DOF_LEVELS[0] * 0.85  # a sigma under this is drawn sharp (and not recorded)
 APERTURE_MM = (1.5, 6.0)  # entrance pupil of a phone's main camera (f 4-7 mm at f/1.5-2.2), up to a portrait mode's fake
 
 
@@ -508,7 +509,7 @@ def _rack_depth_of_field(img: np.ndarray, scene: Scene, owner: np.ndarray, rng: 
 
     def level(sigma: np.ndarray) -> np.ndarray:  # index of the nearest level (log scale); -1: sharp
         idx = np.abs(np.log(np.maximum(sigma, 1e-3))[..., None] - np.log(levels)).argmin(axis=-1)
-        return np.where(sigma < levels[0] * 0.85, -1, idx)
+        return np.where(sigma < DOF_SHARP_BELOW, -1, idx)
 
     small_h, small_w = owner.shape
     ground_sigma = defocus_sigma(cam.focal, aperture, focus_mm, cv2.resize(dist.astype(np.float32), (small_w, small_h), interpolation=cv2.INTER_NEAREST))
@@ -524,7 +525,7 @@ def _rack_depth_of_field(img: np.ndarray, scene: Scene, owner: np.ndarray, rng: 
         a = cv2.GaussianBlur(cv2.resize(m.astype(np.uint8) * 255, (W, H), interpolation=cv2.INTER_LINEAR).astype(np.float32) / 255.0, (0, 0), 1.5)
         f = f * (1 - a[..., None]) + blurred * a[..., None]
     img[:] = np.clip(f, 0, 255).astype(np.uint8)
-    return {i: s for i, s in sigmas.items() if s >= levels[0] * 0.85}
+    return {i: s for i, s in sigmas.items() if s >= DOF_SHARP_BELOW}
 
 
 def _up_deg(poly: np.ndarray) -> float:
