@@ -282,6 +282,59 @@ def dots(h: int, w: int, rng: Rng, px_per_mm: float) -> np.ndarray:
     return _to_u8(img * (0.88 + 0.14 * weave)[..., None])
 
 
+def motifs(h: int, w: int, rng: Rng, px_per_mm: float) -> np.ndarray:
+    """Printed cloth or oilcloth with tile-sized motifs: rounded squares, bars, rings and crosses
+    in one to three inks, in a grid or scattered, light on dark or dark on light.
+
+    The hardest table for a tile detector (a pale rounded rectangle with a mark inside is what a
+    tile looks like from afar), so it is drawn for training as a hard negative; its default weight
+    in :data:`BACKGROUND_WEIGHTS` is 0, which leaves every earlier scene's random draws unchanged.
+    """
+    dark_ground = rng.random() < 0.4
+    lo, hi = (20, 110) if dark_ground else (150, 250)
+    base = _jitter(rng, tuple(rng.uniform(lo, hi, 3)), 0.0)
+    img = np.broadcast_to(base, (h, w, 3)).astype(np.float32).copy()
+    inks = [_jitter(rng, tuple(rng.uniform(*((170, 255) if dark_ground else (0, 200)), 3)), 0.0)
+            for _ in range(int(rng.integers(1, 4)))]
+    size = rng.uniform(12, 45) * px_per_mm  # a Rummikub tile is about 30 mm tall
+    pitch = size * rng.uniform(1.3, 2.6)
+    grid = rng.random() < 0.6
+    n = int((h / pitch + 1) * (w / pitch + 1)) if grid else int(h * w / pitch ** 2 * rng.uniform(0.5, 1.2))
+    mask = np.zeros((h, w), np.uint8)
+    for i in range(min(n, 4000)):
+        if grid:
+            gy, gx = divmod(i, int(w / pitch + 1))
+            cx, cy = (gx + 0.5 * (gy % 2)) * pitch, (gy + 0.5) * pitch
+        else:
+            cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        ink = inks[i % len(inks)]
+        shape = int(rng.integers(0, 4))
+        s = size * rng.uniform(0.8, 1.1)
+        mask[:] = 0
+        if shape == 0:  # rounded rectangle, upright like a tile
+            a, b = s * rng.uniform(0.55, 0.8) / 2, s / 2
+            r = int(max(1, s * 0.12))
+            cv2.rectangle(mask, (int(cx - a + r), int(cy - b)), (int(cx + a - r), int(cy + b)), 255, -1)
+            cv2.rectangle(mask, (int(cx - a), int(cy - b + r)), (int(cx + a), int(cy + b - r)), 255, -1)
+        elif shape == 1:  # a bar or stripe segment
+            cv2.line(mask, (int(cx - s / 2), int(cy)), (int(cx + s / 2), int(cy)), 255, max(1, int(s * 0.25)))
+        elif shape == 2:  # a ring
+            cv2.circle(mask, (int(cx), int(cy)), int(s / 2), 255, max(1, int(s * 0.12)))
+        else:  # a cross or flower
+            t = max(1, int(s * 0.18))
+            cv2.line(mask, (int(cx - s / 2), int(cy)), (int(cx + s / 2), int(cy)), 255, t)
+            cv2.line(mask, (int(cx), int(cy - s / 2)), (int(cx), int(cy + s / 2)), 255, t)
+        x0, y0 = max(0, int(cx - s)), max(0, int(cy - s))
+        x1, y1 = min(w, int(cx + s) + 1), min(h, int(cy + s) + 1)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        m = mask[y0:y1, x0:x1].astype(np.float32)[..., None] / 255
+        img[y0:y1, x0:x1] = img[y0:y1, x0:x1] * (1 - m) + ink[None, None, :] * m
+    img = cv2.GaussianBlur(img, (0, 0), max(0.5, 0.25 * px_per_mm))
+    weave = _threads(h, w, max(2.5, 1.5 * px_per_mm), rng, aspect=2)
+    return _to_u8(img * (0.9 + 0.12 * weave)[..., None])
+
+
 BACKGROUNDS: dict[str, Callable[[int, int, Rng, float], np.ndarray]] = {
     "wood": wood,
     "marble": marble,
@@ -290,10 +343,12 @@ BACKGROUNDS: dict[str, Callable[[int, int, Rng, float], np.ndarray]] = {
     "fabric": fabric,
     "noise": noise_texture,
     "dots": dots,
+    "motifs": motifs,
 }
 # How often each kind appears: wood and plain tops are the commonest game tables.
 BACKGROUND_WEIGHTS: dict[str, float] = {
     "wood": 0.27, "marble": 0.14, "felt": 0.1, "solid": 0.2, "fabric": 0.15, "noise": 0.07, "dots": 0.07,
+    "motifs": 0.0,  # training's hard negatives only (python -m datasets.synth --backgrounds)
 }
 
 

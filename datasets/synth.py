@@ -537,7 +537,8 @@ def _up_deg(poly: np.ndarray) -> float:
 
 
 def render_scene(rng: Rng, size: int = 1024, families: list[str] | None = None,
-                 scene_weights: dict[str, float] | None = None, style: TileStyle | None = None) -> tuple[np.ndarray, dict]:
+                 scene_weights: dict[str, float] | None = None, style: TileStyle | None = None,
+                 background_weights: dict[str, float] | None = None) -> tuple[np.ndarray, dict]:
     """Render one scene; return the image (BGR uint8) and its record.
 
     The record holds ``width``, ``height``, ``scene`` (a key of :data:`SCENE_KINDS`),
@@ -552,7 +553,9 @@ def render_scene(rng: Rng, size: int = 1024, families: list[str] | None = None,
 
     ``families`` limits the numerals' font families (default: the training families of
     :mod:`datasets.fonts`); ``scene_weights`` overrides :data:`SCENE_KINDS`; ``style`` draws every
-    tile in that one look (one player's edition, e.g. to measure a taught profile).
+    tile in that one look (one player's edition, e.g. to measure a taught profile);
+    ``background_weights`` overrides :data:`datasets.render_textures.BACKGROUND_WEIGHTS` (e.g. more
+    patterned cloths as hard negatives for training).
     """
     W, H = _image_size(rng, size)
     kind = choose_weighted(rng, scene_weights or SCENE_KINDS)
@@ -698,7 +701,7 @@ def render_scene(rng: Rng, size: int = 1024, families: list[str] | None = None,
     scene.distractors = [(k, s) for k, s in scene.distractors
                          if not _overlaps(cv2.convexHull(cam.project(s.corners())[0].astype(np.float32)).reshape(-1, 2), rack_hull)]
     # Ground: table texture and far backdrop.
-    bg_kind = choose_weighted(rng, BACKGROUND_WEIGHTS)
+    bg_kind = choose_weighted(rng, background_weights or BACKGROUND_WEIGHTS)
     tex_ppm = min(6.0, 1.4 * focal / max(distance, 1.0))
     n_tex = 1024 if max(W, H) <= 1100 else 1408
     texture = make_background(bg_kind, n_tex, n_tex, rng, tex_ppm)
@@ -841,8 +844,8 @@ def image_seed(seed: int, split: str, index: int) -> np.random.Generator:
     return np.random.default_rng([seed, _SPLIT_IDS[split], index])
 
 
-def _render_one(task: tuple[str, str, int, int, int, dict[str, float] | None]) -> dict:
-    out, split, index, seed, size, scene_weights = task
+def _render_one(task: tuple[str, str, int, int, int, dict[str, float] | None, dict[str, float] | None]) -> dict:
+    out, split, index, seed, size, scene_weights, background_weights = task
     cv2.setNumThreads(1)  # the machine is shared; also keeps results identical everywhere
     rng = image_seed(seed, split, index)
     if split == "fonts":
@@ -852,7 +855,7 @@ def _render_one(task: tuple[str, str, int, int, int, dict[str, float] | None]) -
         families = [held[index % len(held)]]
     else:
         families = fonts.training_families()
-    img, record = render_scene(rng, size, families, scene_weights)
+    img, record = render_scene(rng, size, families, scene_weights, background_weights=background_weights)
     stem = f"{index:06d}"
     folder = Path(out) / split
     quality = int(rng.integers(55, 96))
@@ -872,13 +875,14 @@ def _render_one(task: tuple[str, str, int, int, int, dict[str, float] | None]) -
 
 
 def write_split(out: Path, split: str, count: int, seed: int, size: int = 1024, workers: int = 1,
-                progress: bool = True, scene_weights: dict[str, float] | None = None) -> dict:
+                progress: bool = True, scene_weights: dict[str, float] | None = None,
+                background_weights: dict[str, float] | None = None) -> dict:
     """Render ``count`` images of ``split`` into ``out/split``; return counts for the card."""
     if split not in _SPLIT_IDS:
         raise ValueError(f'unknown split "{split}": choose one of {", ".join(SPLITS)}')
     for sub in ("images", "labels", "tiles"):
         (out / split / sub).mkdir(parents=True, exist_ok=True)
-    tasks = [(str(out), split, i, seed, size, scene_weights) for i in range(count)]
+    tasks = [(str(out), split, i, seed, size, scene_weights, background_weights) for i in range(count)]
     stats: dict = {"images": 0, "tiles": 0, "rack_tiles": 0, "codes": Counter(), "jokers": Counter(),
                    "editions": Counter(), "families": Counter(), "scenes": Counter(), "backgrounds": Counter()}
     try:
@@ -944,7 +948,8 @@ def _card(out: Path, seed: int, size: int, counts: dict[str, int], stats: dict[s
         "  jokers are red or black: smiley faces (outlined or filled), a font's smiley, \"J\"/\"JOKER\", a jester.",
         "  Numerals come in a family of the edition's kinds (five families held out of training: the `fonts`",
         "  split draws only them); 7 sometimes barred, 10-13 set tight or apart, some editions outlined.",
-        "- Tables: wood, marble, felt, solid, fabric (plain, stripes, plaid, rug), dots, noise; backdrop",
+        "- Tables: wood, marble, felt, solid, fabric (plain, stripes, plaid, rug), dots, noise (and, with",
+        "  `--backgrounds`, motifs: cloths printed with tile-sized shapes, as hard negatives); backdrop",
         "  beyond the table edge for low views. One light with soft shadows and contact shadows, uneven",
         "  light, lamp pools, white balance, glare (stronger on tiles), exposure, defocus or motion blur,",
         "  far-field blur, sensor noise, resampling and JPEG (sometimes twice).",
@@ -991,14 +996,15 @@ def _card(out: Path, seed: int, size: int, counts: dict[str, int], stats: dict[s
 
 def generate(out: Path, counts: dict[str, int], seed: int, size: int = 1024, workers: int = 1,
              card: Path | None = CARD_PATH, progress: bool = True, command: str = "",
-             scene_weights: dict[str, float] | None = None) -> dict[str, dict]:
+             scene_weights: dict[str, float] | None = None,
+             background_weights: dict[str, float] | None = None) -> dict[str, dict]:
     """Render every split in ``counts`` (e.g. ``{"train": 2000, "val": 200, "test": 200}``), write
     ``out/data.yaml``, ``out/README.md`` and, if ``card`` is given, the dataset card there."""
     if size < 128:
         raise ValueError(f"--size {size} is too small: use at least 128 pixels")
     out.mkdir(parents=True, exist_ok=True)
     started = time.time()
-    stats = {split: write_split(out, split, n, seed, size, workers, progress, scene_weights)
+    stats = {split: write_split(out, split, n, seed, size, workers, progress, scene_weights, background_weights)
              for split, n in counts.items() if n > 0}
     seconds = time.time() - started
     names = "names:\n  0: tile\n"
@@ -1010,6 +1016,21 @@ def generate(out: Path, counts: dict[str, int], seed: int, size: int = 1024, wor
         card.parent.mkdir(parents=True, exist_ok=True)
         card.write_text(text + "\n")
     return stats
+
+
+def _weights_arg(p: argparse.ArgumentParser, flag: str, text: str, kinds: dict[str, float],
+                 example: str) -> dict[str, float] | None:
+    """``kind=weight,...`` parsed and checked against ``kinds``; None when ``text`` is empty."""
+    if not text:
+        return None
+    try:
+        weights = {k.strip(): float(v) for k, v in (part.split("=") for part in text.split(","))}
+    except ValueError:
+        p.error(f'{flag} "{text}": write kind=weight pairs separated by commas, e.g. {example}')
+    unknown = set(weights) - set(kinds)
+    if unknown or sum(weights.values()) <= 0 or min(weights.values()) < 0:
+        p.error(f'{flag} "{text}": kinds are {", ".join(kinds)} with weights >= 0, not all 0')
+    return weights
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1024,6 +1045,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--scenes", default="",
                    help="scene kind weights, e.g. rack=0.6,mixed=0.2,table=0.2 (default: "
                         + ",".join(f"{k}={v}" for k, v in SCENE_KINDS.items()) + ")")
+    p.add_argument("--backgrounds", default="",
+                   help="table kind weights, e.g. dots=0.2,motifs=0.2,wood=0.3 (default: "
+                        + ",".join(f"{k}={v}" for k, v in BACKGROUND_WEIGHTS.items()) + ")")
     p.add_argument("--seed", type=int, default=0, help="seed of the whole set (default 0)")
     p.add_argument("--size", type=int, default=1024, help="long side of most images in pixels (default 1024)")
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1: the CPU is shared)")
@@ -1036,19 +1060,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.workers < 1:
         p.error(f"--workers must be at least 1, not {args.workers}")
     card = None if args.card.lower() == "none" else Path(args.card)
-    scene_weights = None
-    if args.scenes:
-        try:
-            scene_weights = {k.strip(): float(v) for k, v in (part.split("=") for part in args.scenes.split(","))}
-        except ValueError:
-            p.error(f'--scenes "{args.scenes}": write kind=weight pairs separated by commas, e.g. rack=0.6,table=0.4')
-        unknown = set(scene_weights) - set(SCENE_KINDS)
-        if unknown or sum(scene_weights.values()) <= 0 or min(scene_weights.values()) < 0:
-            p.error(f'--scenes "{args.scenes}": kinds are {", ".join(SCENE_KINDS)} with weights >= 0, not all 0')
+    scene_weights = _weights_arg(p, "--scenes", args.scenes, SCENE_KINDS, "rack=0.6,table=0.4")
+    background_weights = _weights_arg(p, "--backgrounds", args.backgrounds, BACKGROUND_WEIGHTS, "dots=0.5,wood=0.5")
     command = "python -m datasets.synth " + " ".join(sys.argv[1:] if argv is None else argv)
     try:
         generate(args.out, {"train": args.train, "val": args.val, "test": args.test, "fonts": args.fonts}, args.seed,
-                 args.size, args.workers, card, not args.quiet, command, scene_weights)
+                 args.size, args.workers, card, not args.quiet, command, scene_weights, background_weights)
     except ValueError as exc:
         p.error(str(exc))
     return 0

@@ -13,6 +13,7 @@ import pytest
 
 from datasets import synth
 from datasets.render_scene import Lighting, draw_slab, look_at
+from datasets.render_textures import make_background
 from datasets.render_tiles import EDITIONS, render_face, sample_style
 from referee.sets import check_set
 from referee.tiles import JOKER, Colour, Tile, parse_tile, parse_tiles
@@ -257,3 +258,20 @@ def test_rack_close_ups_record_their_blur_and_keep_the_focused_tier_sharp() -> N
             blurred += 1
             assert min(min(v) for v in by_row.values()) < 0.6  # the tier in focus
     assert blurred >= 1  # most phone close-ups are sharp throughout: the lens is small
+
+
+def test_background_weights_choose_the_table_and_leave_the_default_scenes_unchanged() -> None:
+    """--backgrounds draws the named tables (motif cloths are training's hard negatives); the motif
+    cloth's default weight of 0 leaves every scene rendered before it the same."""
+    _, record = synth.render_scene(synth.image_seed(3, "train", 5), SIZE, background_weights={"motifs": 1.0})
+    assert record["background"] == "motifs"
+    default = synth.render_scene(synth.image_seed(3, "train", 5), SIZE)[1]["background"]
+    with_zero = synth.render_scene(synth.image_seed(3, "train", 5), SIZE,
+                                   background_weights=dict(synth.BACKGROUND_WEIGHTS))[1]["background"]
+    assert default == with_zero != "motifs"
+    cloth = make_background("motifs", 256, 256, np.random.default_rng(0), 2.0)
+    assert cloth.shape == (256, 256, 3) and cloth.dtype == np.uint8 and cloth.std() > 10  # printed, not plain
+    with pytest.raises(SystemExit):
+        synth.main(["--backgrounds", "tartan=1", "--card", "none"])
+    with pytest.raises(SystemExit):
+        synth.main(["--backgrounds", "dots", "--card", "none"])

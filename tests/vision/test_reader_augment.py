@@ -36,3 +36,30 @@ def test_augmented_crops_are_crops_with_a_unit_up_vector() -> None:
     plain, up = augment(s, rng, 64, strong=False)
     assert np.allclose(up, [0.0, -1.0], atol=1e-3)
     assert plain[32 - 10, 32].mean() < 100 < plain[5, 5].mean()  # the ink stays where the label says
+
+
+class _Boxes:
+    """A detector's answer fixed in advance (the mining rule is what is tested, not a network)."""
+
+    def __init__(self, boxes: list[list[float]]) -> None:
+        self.boxes = np.array(boxes, np.float32)
+
+    def find_boxes(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self.boxes, np.ones(len(self.boxes), np.float32)
+
+
+def test_mined_negatives_are_boxes_on_no_tile_and_not_at_the_edge() -> None:
+    from vision.train.reader_data import NONE_CLASS, mined_negatives
+
+    image = np.full((200, 300, 3), 120, np.uint8)
+    record = {"tiles": [{"box": [20, 20, 60, 80]}]}
+    boxes = [
+        [22, 21, 61, 79],     # the labelled tile: not a negative
+        [150, 60, 190, 120],  # the cloth: a negative
+        [0, 100, 30, 150],    # touches the edge (a cut tile is not in the record): skipped
+        [250, 10, 253, 13],   # a speck: skipped
+    ]
+    mined = mined_negatives(image, record, _Boxes(boxes))
+    assert len(mined) == 1
+    assert mined[0].number == NONE_CLASS and mined[0].colour == -1 and mined[0].box_only
+    assert len(mined_negatives(image, {"tiles": []}, _Boxes(boxes[:2]))) == 2  # an empty table: both are cloth

@@ -210,6 +210,11 @@ def main(argv: list[str] | None = None) -> int:
     rd.add_argument("--init", default=None, help="start from these weights (state dict .pt)")
     rd.add_argument("--detector-boxes", default=None, metavar="MODELS_DIR",
                     help="also crop real tiles around the boxes this trained detector draws for them")
+    rd.add_argument("--mine-negatives", type=float, default=0.0, metavar="MIN_SCORE",
+                    help="boxes the --detector-boxes detector draws (scoring at least this) where a rendered "
+                         "training scene has no tile become 'not a tile' samples (default 0: off)")
+    rd.add_argument("--mine-scenes", default=None, metavar="FOLDERS",
+                    help="comma list of the --synthetic folders to mine (default: all of them)")
     rd.add_argument("--out", default=str(MODELS))
     full = sub.add_parser("all", help="the whole tile model from scratch under one time budget: render if needed, detector, reader")
     from vision.train.all_stages import add_arguments

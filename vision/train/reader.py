@@ -210,8 +210,21 @@ def train_reader(args) -> None:
     folders = [Path(f) for f in args.synthetic.split(",")]  # several rendered sets: their training scenes pooled
     if "synthetic" in sources:
         rendered: list[Sample] = []
+        miner = None
+        if getattr(args, "mine_negatives", 0) > 0:
+            if not args.detector_boxes:
+                raise SystemExit("--mine-negatives needs --detector-boxes MODELS_DIR (the detector that mines them)")
+            from vision.detect import DetectorSettings, TileModel
+
+            miner = TileModel(Path(args.detector_boxes), DetectorSettings(min_score=args.mine_negatives), threads=1)
+        mine_in = ({Path(f) for f in args.mine_scenes.split(",")} if getattr(args, "mine_scenes", None)
+                   else set(folders))
         for folder in folders:
-            rendered += load_synthetic_samples(folder / "train", rng, args.synthetic_images)
+            rendered += load_synthetic_samples(folder / "train", rng, args.synthetic_images,
+                                               miner if folder in mine_in else None)
+        if miner is not None:
+            mined = sum(1 for s in rendered if s.source == "synthetic-mined")
+            print(f"mined {mined} 'not a tile' boxes from the detector on the rendered scenes", flush=True)
         pools.append(rendered)
         weights.append(1.0 - args.real_share if len(sources) > 1 else 1.0)
     val = {"real_valid": load_real_samples("valid", np.random.default_rng(1)), "synthetic_valid": []}

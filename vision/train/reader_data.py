@@ -147,8 +147,41 @@ def load_detector_box_samples(split: str, models_dir: Path, rng: np.random.Gener
     return samples
 
 
-def load_synthetic_samples(folder: Path, rng: np.random.Generator, max_images: int | None = None) -> list[Sample]:
-    """Samples from rendered scenes (``datasets.synth`` output: images/ and tiles/*.json)."""
+MINED_MAX_IOU = 0.1
+"""A detector box overlapping every tile of the scene less than this (IoU) is a mined "not a tile"."""
+
+
+def mined_negatives(image: np.ndarray, record: dict, detector) -> list[Sample]:
+    """"Not a tile" samples from the boxes a trained detector draws where a rendered scene has no
+    tile: the cloth patterns, rack bars and face-down tiles it actually mistakes for tiles (hard
+    negatives, which random boxes rarely hit). Boxes touching the picture's edge are skipped: a
+    tile cut by the edge is not in the scene's record but is still a tile.
+
+    ``detector`` is a :class:`vision.detect.TileModel` (its settings set how doubtful a box may be).
+    """
+    h, w = image.shape[:2]
+    boxes, _ = detector.find_boxes(image)
+    tiles = np.array([t["box"] for t in record["tiles"]], np.float32).reshape(-1, 4)
+    out: list[Sample] = []
+    for box in boxes:
+        x1, y1, x2, y2 = (float(v) for v in box)
+        if x1 <= 2 or y1 <= 2 or x2 >= w - 2 or y2 >= h - 2 or x2 - x1 < 6 or y2 - y1 < 6:
+            continue
+        if len(tiles) and float(iou_matrix(np.asarray(box, np.float32), tiles).max()) >= MINED_MAX_IOU:
+            continue
+        corners = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float32)
+        patch, ppoly = _extract(image, corners)
+        out.append(Sample(patch, ppoly, NONE_CLASS, -1, np.full(2, np.nan, np.float32), "synthetic-mined", True))
+    return out
+
+
+def load_synthetic_samples(folder: Path, rng: np.random.Generator, max_images: int | None = None,
+                           detector=None) -> list[Sample]:
+    """Samples from rendered scenes (``datasets.synth`` output: images/ and tiles/*.json).
+
+    With ``detector`` (a :class:`vision.detect.TileModel`), the boxes it draws where the scene has
+    no tile are added as "not a tile" (:func:`mined_negatives`).
+    """
     from referee.tiles import parse_tile
     from vision.evaluate.tiles import legible
 
@@ -181,6 +214,8 @@ def load_synthetic_samples(folder: Path, rng: np.random.Generator, max_images: i
             else:
                 tiles.append((parse_tile(t["code"]), poly, up))
         samples += samples_from_photo(image, tiles, rng, "synthetic")
+        if detector is not None:
+            samples += mined_negatives(image, data, detector)
         for tile, box, up in partial:
             patch, ppoly = _extract(image, box)
             number, colour = tile_targets(tile)
