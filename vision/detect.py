@@ -24,6 +24,8 @@ import numpy as np
 from vision.boxes import intersections
 from vision.detections import N_CODES, TileDetections
 
+JOKER_INDEX = N_CODES - 1  # the last of the reader's tile probabilities (vision.detect.combine)
+
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DETECTOR_FILE = "tile_detector.onnx"
 READER_FILE = "tile_reader.onnx"
@@ -50,6 +52,10 @@ class DetectorSettings:
     patterned cloth's dots or a knot in the wood that the detector took for a tile reads as no
     tile in particular. 0: off. Chosen on validation (models/README.md, session 7): mean F1 0.9536
     off, 0.9544 at 0.15, 0.9581 at 0.3, 0.9569 at 0.4, 0.9523 at 0.5."""
+    joker_read: float = 0.0
+    """A box read as a joker needs at least this certainty (as ``min_read``; the higher of the two
+    applies). A game has 2 jokers in 106 tiles, while a cloth's rings, flowers and faces look more
+    like a joker's face than like any numeral. 0: only ``min_read``."""
     nms_iou: float = 0.5
     """Boxes overlapping more than this (IoU) with a better one are duplicates."""
     max_none: float = 0.5
@@ -315,6 +321,9 @@ class TileModel:
         scores = np.asarray(scores, np.float32).reshape(-1)
         certainty = (1 - p_none) * probs.max(axis=1, initial=0.0)  # P(a tile) x P(its most likely reading)
         keep = (p_none <= self.settings.max_none) & (certainty >= self.settings.min_read)
+        if self.settings.joker_read > 0 and len(probs):
+            joker = probs.argmax(axis=1) == JOKER_INDEX
+            keep &= ~joker | (certainty >= self.settings.joker_read)
         if self.settings.confirm_below > 0:  # boxes under min_score come from find_boxes only then
             keep &= (scores >= self.settings.min_score) | (certainty >= self.settings.confirm_read)
         return TileDetections(boxes_xyxy[keep], scores[keep], probs[keep], up[keep])

@@ -192,3 +192,59 @@ def test_low_scoring_boxes_are_kept_only_when_the_reader_confirms_them() -> None
     assert len(model.read_detections(image, boxes[:1], scores[:1]).boxes_xyxy) == 1  # off: boxes handed in are read as they are
     model.settings = replace(DetectorSettings(), confirm_below=0.45)
     assert model.score_floor == 0.45
+
+
+def test_a_box_read_as_a_joker_needs_joker_read() -> None:
+    """``joker_read``: a box the reader calls a joker is kept only when the reader is at least this
+    sure of it; tiles read as numbers are not affected."""
+    from dataclasses import replace
+
+    from vision.detect import JOKER_INDEX, DetectorSettings, TileModel
+    from vision.evaluate.tiles import load_labelled
+
+    item = next(i for i in load_labelled(SAMPLE / "test") if any(t.code == "J" for t in i.tiles))
+    image = cv2.imread(str(item.path))
+    boxes = item.boxes_xyxy.astype(np.float32)
+    scores = np.ones(len(boxes), np.float32)
+    model = TileModel(settings=replace(DetectorSettings(), joker_read=0.0))
+    read = model.read_detections(image, boxes, scores)
+    jokers = int((read.probs.argmax(axis=1) == JOKER_INDEX).sum())
+    assert jokers >= 1, "the reader finds the fixture's joker"
+    model.settings = replace(DetectorSettings(), joker_read=1.01)  # no joker reading is that sure
+    strict = model.read_detections(image, boxes, scores)
+    assert len(strict.boxes_xyxy) == len(read.boxes_xyxy) - jokers
+    assert not (strict.probs.argmax(axis=1) == JOKER_INDEX).any()
+
+
+def test_tune_runs_the_networks_once_per_photo_for_thresholds_on_readings() -> None:
+    """vision.evaluate.tune remembers boxes and readings: a second pass with another ``min_read``
+    runs neither network, gives what a fresh model gives, and a new ``min_score`` finds boxes again."""
+    from dataclasses import replace
+
+    from vision.detect import DetectorSettings, TileModel
+    from vision.evaluate.tune import _remember_network_outputs
+    from vision.evaluate.tiles import load_labelled
+
+    image = cv2.imread(str(load_labelled(SAMPLE / "valid")[0].path))
+    model = TileModel()
+    runs = {"detector": 0, "reader": 0}
+    detector_run, reader_run = model.detector.run, model.reader.run
+
+    def counted(name, run):  # noqa: ANN001, ANN202
+        def wrapper(*a, **k):  # noqa: ANN002, ANN003, ANN202
+            runs[name] += 1
+            return run(*a, **k)
+        return wrapper
+
+    model.detector.run, model.reader.run = counted("detector", detector_run), counted("reader", reader_run)
+    _remember_network_outputs(model)
+    first = model.detect(image)
+    after_first = dict(runs)
+    model.settings = replace(DetectorSettings(), min_read=0.9)
+    strict = model.detect(image)
+    assert runs == after_first
+    fresh = TileModel(settings=replace(DetectorSettings(), min_read=0.9)).detect(image)
+    assert np.allclose(strict.boxes_xyxy, fresh.boxes_xyxy) and len(strict.boxes_xyxy) <= len(first.boxes_xyxy)
+    model.settings = replace(DetectorSettings(), min_score=0.6)
+    model.detect(image)
+    assert runs["detector"] > after_first["detector"]
