@@ -287,6 +287,10 @@ class DepthFirst:
             self.search_complete = True
         except OutOfBudget:
             left_steps = 0
+        # The two closures call themselves through their cells: a reference cycle that would
+        # keep this search's tables, and the programme, alive until the cyclic collector runs
+        # (its passes then cost the next solves). Broken here, they go when the call returns.
+        rec = rec0 = None  # type: ignore[assignment]
         self.steps = budget - left_steps
         if not found:
             return None
@@ -418,6 +422,7 @@ class DepthFirst:
             rec(1, 0, 0, 0, slack)
         except OutOfBudget:
             pass
+        rec = None  # type: ignore[assignment]  # (the closure's cycle, as in search)
         if found[0] is None:
             return plan
         details, group_jokers = found[0]
