@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.solver.options import DFS_ORDER, DFS_SORTED, NEG, NO_CELLS, SCORED, SHARED_MAX, group_joker_floor
+from referee.solver.options import DFS_ORDER, DFS_SORTED, NEG, NO_CELLS, REL_BASE, SCORED, SHARED_MAX, group_joker_floor
 from referee.solver.state import (
     CB,
     CLOSED,
@@ -23,6 +23,8 @@ from referee.solver.state import (
     S_SHIFT,
     VJS_CLEAR,
     X_SHIFT,
+    G0_SHIFT,
+    GROW0,
     Found,
     OutOfBudget,
     Plan,
@@ -214,20 +216,31 @@ class DepthFirst:
                 room = limit - spent
                 dead[node] = room - miss
 
-        colours_mask = (1 << js_shift) - 1
+        # The joker-free loop packs its keys lower (no joker counts): colour states in bits
+        # 0-39, the group scratch from bit 40 (``GROW0``), the cell from bit 50, so node keys
+        # stay within two 30-bit digits of a Python int.
+        colours_mask = (1 << G0_SHIFT) - 1
+        grow0, cell0 = GROW0, G0_SHIFT + 10
+        # Per cell, the options by run state (this search's own: measured against this table's
+        # bound), and the closing node of each number.
+        cell_opts = self._rec0_opts
+        hcodes = self._hdfs_codes
+        next_node = [(n + 1) << cell0 for n in range(14)]
 
         def rec0(n: int, c: int, key: int, spent: int, sc: int) -> None:
             # rec for a position without jokers (the common case, and the hot loop there):
             # no joker counts to keep, and a number's groups must complete on their own. rec
             # itself gives the same plans here (jcap 0: no joker needs, floor[g] > 0) but is
             # slower on joker-free positions (referee/SOLVER.md, "Methods measured and
-            # dropped"), so this specialised copy stays. A change to one must be made to the other.
+            # dropped"), so this specialised copy stays. A change to one must be made to the
+            # other. The number is closed in the loop below where its last colour is chosen
+            # (one call fewer per number), or at the top where the colours after it are idle.
             nonlocal left_steps, limit
             while c < 4 and idle[c][n] and not (key >> (cb * c)) & cm:
                 details[n - 1][c] = IDLE
                 c += 1
             if c == 4:
-                if lean_jg[key >> maxg_shift]:
+                if lean_jg[key >> G0_SHIFT]:
                     return
                 nk = key & colours_mask
                 if n == 13:
@@ -239,32 +252,59 @@ class DepthFirst:
                     if spent <= stop:
                         raise Found
                     return
-                node = nk | ((n + 1) << 3) << cell_shift
+                node = nk | next_node[n]
                 if dead.get(node, -1) >= limit - spent:
                     return
-                group_jokers[n - 1] = 0
                 rec0(n + 1, 0, nk, spent, sc)
                 dead[node] = limit - spent
                 return
             sh = cb * c
             sid = (key >> sh) & cm
-            opts = cache.get(((c << 4 | n) << cb | sid) << 4)
-            if opts is None:
-                opts = options(c, n, sid, 0)
-            f = key >> maxg_shift
+            mine = cell_opts[n][c]
+            got = mine.get(sid)
+            if got is None:
+                got = mine[sid] = hcodes(c, n, sid)
+            codes, base = got
+            f = key >> G0_SHIFT
             fk = (f << 6) | (n << 2) | c
             floor = floors.get(fk)
             if floor is None:
                 floor = floors[fk] = group_floor(f, rest_avail[n][c])
-            basek = key & ~(cm << sh) & keep_mask
-            row = grow[f]
-            cell = ((n << 3) | (c + 1)) << cell_shift
+            basek = key & ~(cm << sh) & colours_mask
+            row = grow0[f]
             here = details[n - 1]
-            c1 = c + 1
+            if c < 3:
+                cell = ((n << 3) | (c + 1)) << cell0
+                c1 = c + 1
+                room = limit - spent
+                for k in codes:
+                    miss = (k >> 24) - 64
+                    if miss > room:
+                        break
+                    neg, nsid, g, detail = base[k & 4095]
+                    if floor[g]:
+                        continue  # this number's groups could not be completed
+                    left_steps -= 1
+                    if left_steps < 0:
+                        raise OutOfBudget
+                    nk = basek | (nsid << sh) | row[g]
+                    node = nk | cell
+                    if dead.get(node, -1) >= room - miss:
+                        continue
+                    here[c] = detail
+                    rec0(n, c1, nk, spent + miss, sc - neg)
+                    room = limit - spent
+                    dead[node] = room - miss
+                return
+            # The last colour of the number: each choice closes the number here.
+            cell = ((n << 3) | 4) << cell0
             room = limit - spent
-            for miss, neg, nsid, g, _jrun, detail in opts:
+            nxt = next_node[n]
+            for k in codes:
+                miss = (k >> 24) - 64
                 if miss > room:
                     break
+                neg, nsid, g, detail = base[k & 4095]
                 if floor[g]:
                     continue  # this number's groups could not be completed
                 left_steps -= 1
@@ -274,14 +314,28 @@ class DepthFirst:
                 node = nk | cell
                 if dead.get(node, -1) >= room - miss:
                     continue
-                here[c] = detail
-                rec0(n, c1, nk, spent + miss, sc - neg)
+                here[3] = detail
+                if not lean_jg[nk >> G0_SHIFT]:
+                    nk &= colours_mask
+                    spent2 = spent + miss
+                    if n == 13:
+                        if closed[nk & cm] and closed[(nk >> cb) & cm] and closed[(nk >> 2 * cb) & cm] and closed[(nk >> 3 * cb) & cm]:
+                            group_jokers[12] = 0
+                            found[:] = [sc - neg, [list(cells) for cells in details], list(group_jokers)]
+                            limit = spent2 - 1
+                            if spent2 <= stop:
+                                raise Found
+                    else:
+                        closing = nk | nxt
+                        if dead.get(closing, -1) < limit - spent2:
+                            rec0(n + 1, 0, nk, spent2, sc - neg)
+                            dead[closing] = limit - spent2
                 room = limit - spent
                 dead[node] = room - miss
 
         self.search_complete = False
         try:
-            (rec if jcap else rec0)(1, 0, 0, 0, 0)
+            (rec0 if relaxed and not jcap else rec)(1, 0, 0, 0, 0)
             self.search_complete = True
         except Found:
             self.search_complete = True
@@ -314,6 +368,44 @@ class DepthFirst:
                 DFS_SORTED[key] = got
         self._dfs_cache[(((c << 4 | n) << CB | sid) << 4) | jrem] = got
         return got
+
+    def _hdfs_codes(self, c: int, n: int, sid: int) -> tuple[list[int], list[tuple[int, int, int, tuple[Any, ...]]]]:
+        """The joker-free search's options of a cell, in :meth:`_hdfs_options`'s order, as
+        ``(codes, base)``: ``base`` the cell's options as (-score, new sid, g, detail), shared
+        between solves; ``codes`` one int per option that can finish, (miss + 64) << 24 | rank
+        << 12 | index into ``base``, sorted (rank: the option's place among the cell's options
+        by best score, ties in their order). Ints rather than tuples: nothing for the cyclic
+        collector to track, and a plain sort."""
+        hb = self._hb[c]  # type: ignore[index]
+        h0 = hb[n - 1].get(sid, NEG)
+        cid = self._cell_ids[c][n]
+        if cid < 0:
+            cid = self._cell_id(c, n)
+        key = (cid << CB | sid) << 4
+        got = REL_BASE.get(key) if cid >= 0 else None
+        if got is None:
+            opts = self._options(c, n, sid, 0)
+            order = sorted(range(len(opts)), key=lambda i: -opts[i][3])
+            rank = [0] * len(opts)
+            for place, i in enumerate(order):
+                rank[i] = place
+            got = (
+                [(o[0], o[3] >> P_SHIFT, rank[i] << 12 | i) for i, o in enumerate(opts)],
+                [(-o[3], o[0], o[1], o[5]) for o in opts],
+            )
+            if cid >= 0 and len(REL_BASE) < SHARED_MAX:
+                REL_BASE[key] = got
+        prep, base = got
+        codes = []
+        if h0 >= 0:
+            after = hb[n]
+            top = h0 + 64
+            for nsid, placed, bc in prep:
+                h1 = after.get(nsid, NEG)
+                if h1 >= 0:
+                    codes.append((top - placed - h1) << 24 | bc)
+            codes.sort()
+        return codes, base
 
     def _hdfs_options(self, c: int, n: int, sid: int, jrem: int) -> list[tuple[int, int, int, int, int, tuple[Any, ...]]]:
         """As :meth:`_dfs_options`, with the miss measured against the relaxed bound: how much the

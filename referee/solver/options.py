@@ -167,6 +167,9 @@ SCORED: dict[int, list[tuple[int, int, int, int, int, tuple[Any, ...]]]] = {}
 DFS_SORTED: dict[int, list[tuple[int, int, int, int, int, tuple[Any, ...]]]] = {}
 """(cell id, sid, jokers left) -> options in the depth-first order (:meth:`Programme._dfs_options`)."""
 
+REL_BASE: dict[int, tuple[list[tuple[int, int, int]], list[tuple[int, int, int, tuple[Any, ...]]]]] = {}
+"""(cell id, sid) -> the joker-free search's option table of a cell (:meth:`Programme._hdfs_codes`)."""
+
 CELLS_MAX = 1 << 15
 
 SHARED_MAX = 1 << 16

@@ -80,6 +80,12 @@ LEAN_JG = [max(0, 3 * max(f & 15, -(-(f >> 4) // 4)) - (f >> 4)) if f >> 4 else 
 GROW = [[(max(f & 15, g) | ((f >> 4) + g) << 4) << MAXG_SHIFT for g in range(5)] for f in range(17 * 16)]
 
 
+G0_SHIFT = 40
+"""Where the joker-free search (which has no joker counts) keeps the group scratch."""
+
+GROW0 = [[(max(f & 15, g) | ((f >> 4) + g) << 4) << G0_SHIFT for g in range(5)] for f in range(17 * 16)]
+"""GROW for the joker-free search's keys (group scratch at ``G0_SHIFT``)."""
+
 VJS_CLEAR = ~(((1 << (PEND_SHIFT - JS_SHIFT)) - 1) << JS_SHIFT) & KEEP_MASK
 
 IDLE = (0, (), 0, 0, 0, 0, 0, 0, 0, 0)
