@@ -3,7 +3,6 @@ the fewest jokers each colour still needs (positions with jokers)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from referee.solver.options import (
@@ -16,6 +15,7 @@ from referee.solver.options import (
     NEED_STEPS,
     NEG,
     RELAXED,
+    RELAXED_ROWS,
     SHARED_MAX,
     group_caps,
     group_deficits,
@@ -25,8 +25,11 @@ from referee.solver.options import (
 from referee.solver.state import CB, CLOSED
 
 
-_ONLY_EMPTY = (0,)
+_ONLY_EMPTY = frozenset((0,))
 """Run states reached when nothing is open (the state with no run)."""
+
+_NOTHING: frozenset[int] = frozenset()
+"""No run state reached (the colour cannot go on)."""
 
 _IDLE_ROW = [(0, IDLE_STEP)]
 """Relaxed steps of a cell with no tile and nothing open: stay with nothing open (read only)."""
@@ -49,34 +52,41 @@ class Bounds:
         t, r = self.t, self.r
         caps = [group_caps(t[0][n] + r[0][n], t[1][n] + r[1][n], t[2][n] + r[2][n], t[3][n] + r[3][n]) for n in range(15)]
         hb: list[list[dict[int, int]]] = []
-        shared = RELAXED
+        shared, rows = RELAXED, RELAXED_ROWS
         for c in range(4):
             tc, rc = t[c], r[c]
             steps: list[Any] = [None]
-            reach: Iterable[int] = _ONLY_EMPTY
+            reach: frozenset[int] = _ONLY_EMPTY
             for n in range(1, 14):
                 if tc[n] or rc[n]:
                     gc = caps[n][c]
                     base = ((tc[n] << 3 | rc[n]) << 3 | gc) << CB
-                    row = []
-                    nxt = set()
-                    for sid in reach:
-                        st = shared.get(base | sid)
-                        if st is None:
-                            st = relaxed_steps(sid, tc[n], rc[n], gc)
-                            if len(shared) < SHARED_MAX:
-                                shared[base | sid] = st
-                        row.append((sid, st))
-                        for x in st:
-                            nxt.add(x[0])
-                    reach = nxt
+                    # The cell's steps from the run states that reach it, and the states they
+                    # reach, found at once by the cell and that set of states (shared).
+                    got = rows.get((base, reach))
+                    if got is None:
+                        row = []
+                        nxt = set()
+                        for sid in reach:
+                            st = shared.get(base | sid)
+                            if st is None:
+                                st = relaxed_steps(sid, tc[n], rc[n], gc)
+                                if len(shared) < SHARED_MAX:
+                                    shared[base | sid] = st
+                            row.append((sid, st))
+                            for x in st:
+                                nxt.add(x[0])
+                        got = (row, frozenset(nxt))
+                        if len(rows) < SHARED_MAX:
+                            rows[(base, reach)] = got
+                    row, reach = got
                 elif reach is _ONLY_EMPTY or (len(reach) == 1 and 0 in reach):  # type: ignore[arg-type]
                     row = _IDLE_ROW  # (nothing open and no tile: the usual empty cell)
                     reach = _ONLY_EMPTY
                 else:
                     # No tile: runs of 3 or more end, shorter ones die.
                     row = [(sid, IDLE_STEP if CLOSED[sid] else ()) for sid in reach]
-                    reach = _ONLY_EMPTY if any(st for _sid, st in row) else ()
+                    reach = _ONLY_EMPTY if any(st for _sid, st in row) else _NOTHING
                 steps.append(row)
             val = {sid: 0 if CLOSED[sid] else NEG for sid in reach}
             vals: list[dict[int, int]] = [val]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.solver.options import DFS_ORDER, DFS_SORTED, NEG, NO_CELLS, REL_BASE, SCORED, SHARED_MAX, group_joker_floor
+from referee.solver.options import DFS_ORDER, DFS_SORTED, NEG, NO_CELLS, SCORED, SHARED_MAX, group_joker_floor
 from referee.solver.state import (
     CB,
     CLOSED,
@@ -29,6 +29,11 @@ from referee.solver.state import (
     OutOfBudget,
     Plan,
 )
+
+
+_SCORE_TOP = (1 << 30) - 1
+"""Above any option's score in the joker-free search (tiles objective: at most 4 tiles placed,
+shifted by ``P_SHIFT``), for :meth:`DepthFirst._hdfs_codes`' codes."""
 
 
 class DepthFirst:
@@ -224,6 +229,8 @@ class DepthFirst:
         # Per cell, the options by run state (this search's own: measured against this table's
         # bound), and the closing node of each number.
         cell_opts = self._rec0_opts
+        if cell_opts is None:
+            cell_opts = self._rec0_opts = [[{} for _c in range(4)] for _n in range(15)]
         hcodes = self._hdfs_codes
         next_node = [(n + 1) << cell0 for n in range(14)]
 
@@ -278,10 +285,10 @@ class DepthFirst:
                 c1 = c + 1
                 room = limit - spent
                 for k in codes:
-                    miss = (k >> 24) - 64
+                    miss = (k >> 42) - 64
                     if miss > room:
                         break
-                    neg, nsid, g, detail = base[k & 4095]
+                    nsid, g, _jr, score, _v, detail = base[k & 4095]
                     if floor[g]:
                         continue  # this number's groups could not be completed
                     left_steps -= 1
@@ -292,7 +299,7 @@ class DepthFirst:
                     if dead.get(node, -1) >= room - miss:
                         continue
                     here[c] = detail
-                    rec0(n, c1, nk, spent + miss, sc - neg)
+                    rec0(n, c1, nk, spent + miss, sc + score)
                     room = limit - spent
                     dead[node] = room - miss
                 return
@@ -301,10 +308,10 @@ class DepthFirst:
             room = limit - spent
             nxt = next_node[n]
             for k in codes:
-                miss = (k >> 24) - 64
+                miss = (k >> 42) - 64
                 if miss > room:
                     break
-                neg, nsid, g, detail = base[k & 4095]
+                nsid, g, _jr, score, _v, detail = base[k & 4095]
                 if floor[g]:
                     continue  # this number's groups could not be completed
                 left_steps -= 1
@@ -321,14 +328,14 @@ class DepthFirst:
                     if n == 13:
                         if closed[nk & cm] and closed[(nk >> cb) & cm] and closed[(nk >> 2 * cb) & cm] and closed[(nk >> 3 * cb) & cm]:
                             group_jokers[12] = 0
-                            found[:] = [sc - neg, [list(cells) for cells in details], list(group_jokers)]
+                            found[:] = [sc + score, [list(cells) for cells in details], list(group_jokers)]
                             limit = spent2 - 1
                             if spent2 <= stop:
                                 raise Found
                     else:
                         closing = nk | nxt
                         if dead.get(closing, -1) < limit - spent2:
-                            rec0(n + 1, 0, nk, spent2, sc - neg)
+                            rec0(n + 1, 0, nk, spent2, sc + score)
                             dead[closing] = limit - spent2
                 room = limit - spent
                 dead[node] = room - miss
@@ -369,41 +376,26 @@ class DepthFirst:
         self._dfs_cache[(((c << 4 | n) << CB | sid) << 4) | jrem] = got
         return got
 
-    def _hdfs_codes(self, c: int, n: int, sid: int) -> tuple[list[int], list[tuple[int, int, int, tuple[Any, ...]]]]:
+    def _hdfs_codes(self, c: int, n: int, sid: int) -> tuple[list[int], list[tuple[Any, ...]]]:
         """The joker-free search's options of a cell, in :meth:`_hdfs_options`'s order, as
-        ``(codes, base)``: ``base`` the cell's options as (-score, new sid, g, detail), shared
-        between solves; ``codes`` one int per option that can finish, (miss + 64) << 24 | rank
-        << 12 | index into ``base``, sorted (rank: the option's place among the cell's options
-        by best score, ties in their order). Ints rather than tuples: nothing for the cyclic
-        collector to track, and a plain sort."""
+        ``(codes, base)``: ``base`` the cell's options as :meth:`_options` gives them (shared
+        between solves), ``codes`` one int per option that can finish, sorted: ((miss + 64)
+        << 30 | (2**30 - 1 - score)) << 12 | its index in ``base`` (fewest misses, then best
+        score, then the options' own order, as the stable sort of :meth:`_hdfs_options`).
+        Ints rather than tuples: nothing new for the cyclic collector, and a plain sort."""
         hb = self._hb[c]  # type: ignore[index]
+        base = self._options(c, n, sid, 0)
         h0 = hb[n - 1].get(sid, NEG)
-        cid = self._cell_ids[c][n]
-        if cid < 0:
-            cid = self._cell_id(c, n)
-        key = (cid << CB | sid) << 4
-        got = REL_BASE.get(key) if cid >= 0 else None
-        if got is None:
-            opts = self._options(c, n, sid, 0)
-            order = sorted(range(len(opts)), key=lambda i: -opts[i][3])
-            rank = [0] * len(opts)
-            for place, i in enumerate(order):
-                rank[i] = place
-            got = (
-                [(o[0], o[3] >> P_SHIFT, rank[i] << 12 | i) for i, o in enumerate(opts)],
-                [(-o[3], o[0], o[1], o[5]) for o in opts],
-            )
-            if cid >= 0 and len(REL_BASE) < SHARED_MAX:
-                REL_BASE[key] = got
-        prep, base = got
         codes = []
         if h0 >= 0:
             after = hb[n]
             top = h0 + 64
-            for nsid, placed, bc in prep:
+            i = 0
+            for nsid, _g, _jr, score, _v, _d in base:
                 h1 = after.get(nsid, NEG)
                 if h1 >= 0:
-                    codes.append((top - placed - h1) << 24 | bc)
+                    codes.append(((top - (score >> P_SHIFT) - h1) << 30 | (_SCORE_TOP - score)) << 12 | i)
+                i += 1
             codes.sort()
         return codes, base
 

@@ -134,6 +134,10 @@ RELAXED: dict[int, tuple[tuple[int, int], ...]] = {}
 """Shared between solves: (table copies, rack copies, group cap, sid) packed in one int ->
 :func:`relaxed_steps`."""
 
+RELAXED_ROWS: dict[tuple[int, frozenset[int]], tuple[list[tuple[int, tuple[tuple[int, int], ...]]], frozenset[int]]] = {}
+"""Shared between solves: (a cell's packed arguments as in ``RELAXED``, the run states reaching
+it) -> (each state's :func:`relaxed_steps`, the states they reach); read only once stored."""
+
 IDLE_STEP = ((0, 0),)
 """Relaxed step of a colour with nothing open at a number without its tiles."""
 
@@ -166,9 +170,6 @@ SCORED: dict[int, list[tuple[int, int, int, int, int, tuple[Any, ...]]]] = {}
 
 DFS_SORTED: dict[int, list[tuple[int, int, int, int, int, tuple[Any, ...]]]] = {}
 """(cell id, sid, jokers left) -> options in the depth-first order (:meth:`Programme._dfs_options`)."""
-
-REL_BASE: dict[int, tuple[list[tuple[int, int, int]], list[tuple[int, int, int, tuple[Any, ...]]]]] = {}
-"""(cell id, sid) -> the joker-free search's option table of a cell (:meth:`Programme._hdfs_codes`)."""
 
 CELLS_MAX = 1 << 15
 
