@@ -9,7 +9,10 @@ How tiles become sets (see :func:`group_sets`):
 1. **Local tile size.** Each box is explained as a tile rectangle of aspect ``TILE_ASPECT``
    rotated by an unknown angle; its short side is solved from the box, then replaced by the median
    over the tile and its nearest neighbours. Every distance is measured in these local tile widths,
-   so far (small) tiles and near (large) tiles of a perspective photo are judged alike.
+   so far (small) tiles and near (large) tiles of a perspective photo are judged alike. A table
+   seen at a grazing angle squashes one axis of the photo: where the tiles' outlines and up
+   vectors show it (:func:`_squash`), that axis is stretched back first, so distances and
+   directions are those on the table (rows stacked close in the photo lie a row apart).
 2. **Links.** Two tiles may be neighbours in a set when their centres lie at most
    ``MAX_SPACING`` local tile widths apart (side by side, small gap), when the direction between
    them is not the long axis of either tile (tiles in a set stand side by side, not above each
@@ -31,13 +34,15 @@ How tiles become sets (see :func:`group_sets`):
    them directly above each other (edge gap under ``RACK_ROW_GAP`` tile heights, overlapping
    sideways), or one alone, with at least ``RACK_MIN_TILES`` tiles. The photo decides
    (:func:`rack_cue`): a rack is called only where the rack itself shows - its bar and back wall
-   between and under the tiles, a backdrop unlike the table around it. Tiles on the found
-   ledges' lines join the rack. Without the photo, or in ``mode="flat"`` (the player says there
-   is no rack), no rack is called. Limits: a rack of the table's own colour, or with fewer than
-   4 tiles, or seen so obliquely that its tiers lose their common lines, is not found; the
-   caller then says ``mode="rack"`` (every tile is a rack tile, grouped in rows by height, the
-   rows' tilt found within ``RACK_MAX_TILT_DEG``), which gave the right rows on all 27 rack
-   photos. :attr:`Layout.racks` says why each rack was taken as one.
+   between and under the tiles, a backdrop unlike the table around it, unlike the tiles
+   themselves (the sides of flat tiles seen at an angle) and dark or grey as a rack's plastic
+   (the coloured or patterned table showing between rows of flat tiles is not). Tiles on the
+   found ledges' lines join the rack. Without the photo, or in ``mode="flat"`` (the player says
+   there is no rack), no rack is called. Limits: a rack of the table's own colour, of light
+   coloured plastic, with fewer than 4 tiles, or seen so obliquely that its tiers lose their
+   common lines, is not found; the caller then says ``mode="rack"`` (every tile is a rack tile,
+   grouped in rows by height, the rows' tilt found within ``RACK_MAX_TILT_DEG``), which gave the
+   right rows on all 27 rack photos. :attr:`Layout.racks` says why each rack was taken as one.
 Chains of one tile are loose tiles. The order of a set here is spatial; the referee's order
 (ascending runs, upside-down photos) is decided in :mod:`vision.decode` with the readings.
 """
@@ -120,6 +125,12 @@ RACK_MIN_ASPECT = 1.0
 from above the seat, whose tiles look shorter; chosen on train, valid and rendered scenes)."""
 RACK_HEIGHT_TOLERANCE = 0.15
 """Tiles on one rack are the same distance from the camera: heights within this fraction."""
+SQUASH_FROM = 0.8
+"""A photo's axis is taken as squashed (a table seen at a grazing angle) when its tiles' boxes
+are shortened along it to less than this share; distances are then measured as on the table
+(:func:`_squash`)."""
+SQUASH_MIN = 0.35
+"""Most a grazing view is taken to squash an axis (a camera about 20 degrees above the table)."""
 TWIN_IOU = 0.6
 """Boxes overlapping this much show one tile twice (a duplicate detection or label): the second
 follows the first into its group instead of breaking the line."""
@@ -145,6 +156,18 @@ distinct one). Chosen on the labelled real photos of train and valid and on 400 
 (datasets.synth, seed 7): every one of 24 real racks and 97 of 147 rendered racks pass, none of 31
 real and 122 rendered candidates of stacked rows of flat tiles (real racks 189 or more apart from
 the table, real flat rows 70 at most)."""
+RACK_FACE_CONTRAST = 35.0
+"""...and when that backdrop differs from the tiles' own colour (the middle of their boxes) by at
+least this (CIELAB distance): the backdrop of tiles lying flat and seen at an angle is mostly
+their own sides. Measured: 47 or more on rendered racks, 120 or more on the real ones; 21 on
+rendered flat rows whose sides show."""
+RACK_GREY_CHROMA = 15.0
+"""...and when it is grey (CIELAB chroma at most this, OpenCV's 8-bit scale)..."""
+RACK_DARK_L = 60.0
+"""...or dark (lightness at most this of 255): a rack's plastic. Measured: real racks chroma 5
+at most (lightness 41 at most), rendered racks 7 at most but for 2 of 167 (16 and 21); rendered
+rows of flat tiles taken for a rack before these two checks show their table between them:
+chroma 19-107 and lightness 94 or more (wood, felt, printed cloth)."""
 MODES = ("table", "rack", "flat")
 """``table``: sets on the table, and a rack where one is seen; ``rack``: the player says the photo
 shows a rack (every tile is a rack tile); ``flat``: the player says there is no rack in the photo."""
@@ -487,6 +510,9 @@ def _find_racks(
     return racks, cues
 
 
+_EVIDENCE_HOOK = None
+
+
 def rack_cue(image_bgr: np.ndarray, boxes_xyxy: np.ndarray, rows: list[list[int]]) -> RackCue | None:
     """The image's evidence that ``rows`` of tiles stand on a rack, or None when none is seen.
 
@@ -538,14 +564,32 @@ def rack_cue(image_bgr: np.ndarray, boxes_xyxy: np.ndarray, rows: list[list[int]
         return None
     share = len(inside) / area
     backdrop = np.median(inside, axis=0)
-    contrast = 0.0
+    sides = []
     for band in (region(left - 0.5 * w, bottom + 0.25 * h, right + 0.5 * w, bottom + 0.85 * h),
                  region(left - 0.5 * w, top - 1.0 * h, right + 0.5 * w, top - 0.4 * h),
                  region(left - 1.5 * w, top, left - 0.5 * w, bottom),
                  region(right + 0.5 * w, top, right + 1.5 * w, bottom)):
-        if len(band[0]) >= 30:
-            contrast = max(contrast, float(np.linalg.norm(np.median(band[0], axis=0) - backdrop)))
+        sides.append(float(np.linalg.norm(np.median(band[0], axis=0) - backdrop)) if len(band[0]) >= 30 else None)
+    contrast = max((c for c in sides if c is not None), default=0.0)
+    # The tiles' own colour: their boxes' middles (the face; its digits are a small share).
+    face_px = []
+    for x1, y1, x2, y2 in b:
+        c1, c2 = int((x1 + 0.2 * (x2 - x1) - rx1) / step), int((x2 - 0.2 * (x2 - x1) - rx1) / step)
+        r1, r2 = int((y1 + 0.2 * (y2 - y1) - ry1) / step), int((y2 - 0.2 * (y2 - y1) - ry1) / step)
+        if c2 > c1 and r2 > r1:
+            face_px.append(lab[max(0, r1):r2, max(0, c1):c2].reshape(-1, 3))
+    face = np.median(np.concatenate(face_px), axis=0) if face_px else backdrop
+    if _EVIDENCE_HOOK is not None:
+        _EVIDENCE_HOOK(dict(share=share, backdrop=backdrop, sides=sides, face=face, rows=len(rows), tiles=len(idx)))
     if share < RACK_BACKDROP_SHARE or contrast < RACK_BAR_CONTRAST or share * contrast < RACK_EVIDENCE:
+        return None
+    # What shows between and under the tiles must look like a rack's plastic: not the tiles' own
+    # colour (the sides of flat tiles photographed at an angle), and dark or grey, not the
+    # coloured or patterned table that shows between rows of flat tiles.
+    if float(np.linalg.norm(backdrop - face)) < RACK_FACE_CONTRAST:
+        return None
+    chroma = float(math.hypot(float(backdrop[1]) - 128.0, float(backdrop[2]) - 128.0))
+    if chroma > RACK_GREY_CHROMA and float(backdrop[0]) > RACK_DARK_L:
         return None
     return RackCue("seen", len(rows), len(idx), float(share), contrast)
 
@@ -650,12 +694,21 @@ def _group_kept(boxes: np.ndarray, up: np.ndarray, mode: str, image_bgr: np.ndar
                 rack_given: set[int] | None = None, image_scale: float = 1.0) -> Layout:
     """:func:`group_sets` on boxes without duplicates."""
     centres = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
-    widths = tile_widths(boxes, up_xy=up)
+    squash = _squash(boxes, up)
+    if (squash < 1.0).any():
+        # Widths from the outlines as on the table: the squashed axis stretched back, as the up
+        # vectors (seen at a grazing angle, a tile's up vector is squashed with its outline).
+        half = (boxes[:, 2:] - boxes[:, :2]) / 2 / squash
+        flat_up = up / squash
+        flat_up = flat_up / np.linalg.norm(flat_up, axis=1, keepdims=True)
+        widths = tile_widths(np.concatenate([centres - half, centres + half], axis=1), up_xy=flat_up)
+    else:
+        widths = tile_widths(boxes, up_xy=up)
     if mode == "rack":
         rows = _rack_rows(centres, boxes, up)
         told = RackCue("told", len(rows), len(boxes))
         return Layout((), (), tuple(tuple(r) for r in rows), (), widths, (told,))
-    chains, joins = _link(boxes, centres, widths, up)
+    chains, joins = _link(boxes, centres, widths, up, squash)
     if mode != "table":
         racks, cues = [], []
     elif rack_given is not None:
@@ -694,15 +747,53 @@ def _group_kept(boxes: np.ndarray, up: np.ndarray, mode: str, image_bgr: np.ndar
     )
 
 
+def _squash(boxes: np.ndarray, up: np.ndarray, neighbours: int = 4) -> np.ndarray:
+    """(N, 2): how much the photo squashes each tile along x and along y (1: not at all).
+
+    A camera looking down at an angle shortens one axis of the photo and spares the other. A
+    tile turned by t on the table (its up vector) has the box ratio ``H / W = k (|sin t| +
+    TILE_ASPECT |cos t|) / (|cos t| + TILE_ASPECT |sin t|)`` with k the squash of y (k < 1) or
+    1 / k that of x (k > 1); the up vector used is the neighbourhood's common one (the
+    reader's own are rough) and k is the median over the tile and its nearest neighbours with an
+    up vector. Squash milder than ``SQUASH_FROM`` is taken as none (tile edges in the box, rough
+    up vectors), stronger than ``SQUASH_MIN`` as ``SQUASH_MIN``; tiles whose up is unknown are
+    taken as not squashed.
+    """
+    n = len(boxes)
+    out = np.ones((n, 2))
+    known = ~np.isnan(up).any(axis=1)
+    if known.sum() < 2:
+        return out
+    idx = np.flatnonzero(known)
+    centres = np.stack([(boxes[idx, 0] + boxes[idx, 2]) / 2, (boxes[idx, 1] + boxes[idx, 3]) / 2], axis=1)
+    d = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=2)
+    common = _common_up(up[idx], np.ones(len(idx), dtype=bool), d)
+    u = np.abs(common) / np.linalg.norm(common, axis=1, keepdims=True)
+    bw = np.maximum(boxes[idx, 2] - boxes[idx, 0], 1e-3)
+    bh = np.maximum(boxes[idx, 3] - boxes[idx, 1], 1e-3)
+    # u = (|sin t|, |cos t|)
+    k = (bh / bw) * (u[:, 1] + TILE_ASPECT * u[:, 0]) / (u[:, 0] + TILE_ASPECT * u[:, 1])
+    nearest = np.argsort(d, axis=1, kind="stable")[:, : min(neighbours + 1, len(idx))]
+    k = np.median(k[nearest], axis=1)
+    sy = np.where(k < SQUASH_FROM, np.maximum(k, SQUASH_MIN), 1.0)
+    sx = np.where(1.0 / k < SQUASH_FROM, np.maximum(1.0 / k, SQUASH_MIN), 1.0)
+    out[idx] = np.stack([sx, sy], axis=1)
+    return out
+
+
 def _link(boxes: np.ndarray, centres: np.ndarray, widths: np.ndarray,
-          up: np.ndarray) -> tuple[list[list[int]], list[tuple[int, int]]]:
+          up: np.ndarray, squash: np.ndarray) -> tuple[list[list[int]], list[tuple[int, int]]]:
     """Straight chains of side-by-side tiles (steps 2-4 of the module doc), and the pairs of chain
     ends that may be one set across a gap (:func:`_joinable`)."""
     n = len(boxes)
     diff = centres[None, :, :] - centres[:, None, :]  # [i, j] = c_j - c_i
     dist = np.linalg.norm(diff, axis=2)
     scale = (widths[:, None] + widths[None, :]) / 2
-    spacing = dist / np.maximum(scale, 1e-6)
+    # Distances as on the table: the axis a camera looking down at an angle squashes is
+    # stretched back (per pair, by the two tiles' squash), so rows seen at a grazing angle lie
+    # as far apart as they do on the table. Tiles without an up vector keep the photo's scale.
+    pair_squash = (squash[:, None, :] + squash[None, :, :]) / 2
+    spacing = np.linalg.norm(diff / pair_squash, axis=2) / np.maximum(scale, 1e-6)
     with np.errstate(invalid="ignore", divide="ignore"):
         ex = np.abs(diff[..., 0]) / np.maximum(dist, 1e-9)
         ey = np.abs(diff[..., 1]) / np.maximum(dist, 1e-9)
@@ -719,7 +810,11 @@ def _link(boxes: np.ndarray, centres: np.ndarray, widths: np.ndarray,
     np.fill_diagonal(ok, False)
     if known.any():
         with np.errstate(invalid="ignore", divide="ignore"):
-            e = diff / np.maximum(dist, 1e-9)[..., None]
+            # Directions and up vectors on the table (the squashed axis stretched back).
+            flat = diff / pair_squash
+            e = flat / np.maximum(np.linalg.norm(flat, axis=2), 1e-9)[..., None]
+            up = up / squash
+            up = up / np.linalg.norm(up, axis=1, keepdims=True)
             # |cos| between the link and the tile's up: a set runs across its tiles' up direction.
             cos_i = np.abs(e[..., 0] * up[:, None, 0] + e[..., 1] * up[:, None, 1])
         limit = np.sin(np.radians(UP_TOLERANCE_DEG))

@@ -16,17 +16,24 @@ Reported per kind of photo (table: sets laid on a table; pile: a handful of tile
 together; spread: tiles strewn face up; rack; single) and in total:
 * exact sets: labelled sets whose tiles the layout puts together in one set, no more, no fewer;
 * false sets: sets the layout makes that are not labelled sets;
+* unfound (with the models' boxes): labelled sets missed because the detector found no box for
+  at least one of their tiles - the detector's loss, not the grouping's;
 * racks: rack photos whose rack rows come out exactly when found without being told
   (``mode="table"``), and "told": when the user says the photo is a rack (``mode="rack"``);
 * called: photos in which a rack was called without being told (in photos of flat tiles, each
   one is a mistake: issue 15).
 
+``--rendered N`` renders N scenes in process (seed 0, 640 px) and scores them; ``--scenes DIR``
+scores scenes already rendered into DIR by ``python -m datasets.synth --out DIR`` (any seed,
+kinds and size: a held-out set of its own).
+
 ``--rack-order DIR`` scores the rack reading order on rendered scenes already written by
 ``python -m datasets.synth --out DIR`` (their labels give each rack tile's tier and slot): a rack
 is in reading order when, told it is a rack, its tiers come top tier first and each tier's tiles
 left to right, exactly as labelled; the same for the tiles found (a tile the detector misses is
-left out of both); per tile, the found rack tiles at their labelled place in reading order. Run with label boxes and up vectors from the labelled faces, without up vectors,
-and (``--model``) with the shipped models' detections.
+left out of both); per tile, the found rack tiles at their labelled place in reading order. Run
+with label boxes and up vectors from the labelled faces, without up vectors, and (``--model``)
+with the shipped models' detections.
 """
 
 from __future__ import annotations
@@ -45,7 +52,8 @@ import numpy as np
 from vision.boxes import match_boxes
 from vision.layout import Layout, group_sets
 
-__all__ = ["LABELS_PATH", "KINDS", "load_set_labels", "PhotoScore", "score_layout", "LayoutReport", "evaluate", "main"]
+__all__ = ["LABELS_PATH", "KINDS", "load_set_labels", "PhotoScore", "score_layout", "LayoutReport", "evaluate",
+           "scene_label", "score_scene", "evaluate_rendered", "evaluate_folder", "main"]
 
 LABELS_PATH = Path(__file__).resolve().parents[2] / "datasets" / "labels" / "sets_real.json"
 KINDS = ("table", "pile", "spread", "rack", "single")
@@ -74,6 +82,7 @@ class PhotoScore:
     true_sets: int = 0
     exact_sets: int = 0
     false_sets: int = 0
+    unfound_sets: int = 0
     rack_photo: bool = False
     rack_exact: bool = False
     rack_told_exact: bool = False
@@ -103,6 +112,9 @@ def score_layout(
     score = PhotoScore(true_sets=len(truth), exact_sets=len(truth & made), false_sets=len(made - truth))
     score.rack_called = bool(layout.rack_rows)
     score.missed = [sorted(s) for s in truth - made]
+    if to_truth is not None:  # a missed set with a tile the detector found no box for
+        found = set(mapping)
+        score.unfound_sets = sum(1 for s in truth - made if not s <= found)
     score.extra = [sorted(i if i is not None else -1 for i in s) for s in made - truth]
     if label["rack"]:
         score.rack_photo = True
@@ -124,13 +136,14 @@ class LayoutReport:
     times_ms: list[float] = field(default_factory=list)
 
     def add(self, kind: str, name: str, score: PhotoScore) -> None:
-        row = self.by_kind.setdefault(kind, {"photos": 0, "true_sets": 0, "exact_sets": 0, "false_sets": 0,
+        row = self.by_kind.setdefault(kind, {"photos": 0, "true_sets": 0, "exact_sets": 0, "false_sets": 0, "unfound_sets": 0,
                                              "rack_photos": 0, "racks_exact": 0, "racks_told": 0, "racks_exact_told": 0,
                                              "racks_called": 0})
         row["photos"] += 1
         row["true_sets"] += score.true_sets
         row["exact_sets"] += score.exact_sets
         row["false_sets"] += score.false_sets
+        row["unfound_sets"] += score.unfound_sets
         row["rack_photos"] += int(score.rack_photo)
         row["racks_exact"] += int(score.rack_exact)
         row["racks_told"] += int(score.rack_told_scored)
@@ -141,7 +154,7 @@ class LayoutReport:
                                   "rack_exact": score.rack_exact if score.rack_photo else None})
 
     def totals(self) -> dict[str, Any]:
-        keys = ("photos", "true_sets", "exact_sets", "false_sets", "rack_photos", "racks_exact", "racks_told",
+        keys = ("photos", "true_sets", "exact_sets", "false_sets", "unfound_sets", "rack_photos", "racks_exact", "racks_told",
                 "racks_exact_told", "racks_called")
         total = {k: sum(r[k] for r in self.by_kind.values()) for k in keys}
         out: dict[str, Any] = {}
@@ -245,50 +258,91 @@ def _read_layout(det: Any, image: np.ndarray) -> tuple[Layout, np.ndarray]:
     return Layout(tuple(s.indices for s in reading.sets), reading.loose, reading.rack_rows), boxes
 
 
+def scene_label(record: dict[str, Any]) -> tuple[dict[str, Any], np.ndarray, np.ndarray, list[int]]:
+    """A rendered scene's labels as :func:`score_layout` takes them, the label boxes (the
+    detector's: the visible part of a tile partly hidden), the labelled up vectors, and which of
+    the record's tiles they are. Tiles marked ``hidden`` (mostly behind a rack's front tier) are
+    left out: neither to be found nor penalised, as for the detector."""
+    from datasets.synth import PARTLY_HIDDEN_BELOW  # lazy: the renderer is evaluation's, not serving's
+
+    keep = [i for i, t in enumerate(record["tiles"]) if not t.get("hidden")]
+    tiles = [record["tiles"][i] for i in keep]
+    boxes = np.array([t["visible_box"] if t.get("visible", 1.0) < PARTLY_HIDDEN_BELOW else t["box"] for t in tiles],
+                     dtype=np.float64).reshape(-1, 4)
+    sets: dict[int, list[int]] = {}
+    rows: dict[tuple[int, int], list[int]] = {}
+    for i, t in enumerate(tiles):
+        if t["set"] is not None:
+            sets.setdefault(t["set"], []).append(i)
+        if t["rack"] is not None:
+            rows.setdefault((t["rack"], t["rack_row"]), []).append(i)
+    label = {"sets": [v for v in sets.values() if len(v) >= 2], "rack": list(rows.values())}
+    a = np.radians([t["up_deg"] for t in tiles])
+    up = np.stack([np.sin(a), -np.cos(a)], axis=1).reshape(-1, 2)
+    return label, boxes, up, keep
+
+
+def score_scene(image: np.ndarray, record: dict[str, Any], name: str, report: LayoutReport, axes: bool = False,
+                reader: Any = None, read_report: LayoutReport | None = None) -> None:
+    """Score one rendered scene into ``report`` (kind: the scene kind): the layout of its label
+    boxes (with ``axes``, and the labelled up vectors), or with ``reader`` of the models'
+    detections (matched to the label boxes by IoU >= 0.5) and, into ``read_report``, the sets as
+    read. A scene without tiles is skipped."""
+    label, boxes, up_true, _ = scene_label(record)
+    if not len(boxes):
+        return
+    told = bool(label["rack"]) and not label["sets"]  # a rack scene: also scored told it is a rack
+    if reader is not None:
+        det = reader.detect(image)
+        found = det.boxes_xyxy.astype(np.float64)
+        layout = group_sets(found, det.up_xy, image_bgr=image)
+        rack = group_sets(found, det.up_xy, mode="rack") if told else None
+        report.add(record["scene"], name, score_layout(label, layout, matched_truth(found, boxes), rack))
+        if read_report is not None:
+            read_layout, read_boxes = _read_layout(det, image)
+            read_report.add(record["scene"], name, score_layout(label, read_layout, matched_truth(read_boxes, boxes)))
+        return
+    up = up_true if axes else None
+    t0 = time.perf_counter()
+    layout = group_sets(boxes, up, image_bgr=image)
+    report.times_ms.append((time.perf_counter() - t0) * 1000)
+    rack = group_sets(boxes, up, mode="rack") if told else None
+    report.add(record["scene"], name, score_layout(label, layout, rack_layout=rack))
+
+
 def evaluate_rendered(count: int = 60, seed: int = 0, axes: bool = False, reader: Any = None,
                       read_report: LayoutReport | None = None) -> LayoutReport:
     """Score the layout on scenes rendered by ``datasets.synth`` (exact set and rack membership;
-    about 0.7 s a scene). Kinds are the scene kinds: table, scatter, rack, mixed. With ``reader``
-    (a :class:`vision.pipeline.TableReader`) the layout is of its detections (matched to the
-    labelled tiles by IoU >= 0.5), and ``read_report`` (when given) gets the sets as read."""
+    about 0.7 s a scene, 640 px). Kinds are the scene kinds: table, scatter, rack, mixed. With
+    ``reader`` (a :class:`vision.pipeline.TableReader`) the layout is of its detections, and
+    ``read_report`` (when given) gets the sets as read (:func:`score_scene`)."""
     from datasets.synth import render_scene
 
     report = LayoutReport()
     for k in range(count):
         image, record = render_scene(np.random.default_rng((seed, 11, k)), 640)
-        tiles = record["tiles"]
-        if not tiles:
-            continue
-        boxes = np.array([t["box"] for t in tiles], dtype=np.float64)
-        sets: dict[int, list[int]] = {}
-        rows: dict[tuple[int, int], list[int]] = {}
-        for i, t in enumerate(tiles):
-            if t["set"] is not None:
-                sets.setdefault(t["set"], []).append(i)
-            if t["rack"] is not None:
-                rows.setdefault((t["rack"], t["rack_row"]), []).append(i)
-        label = {"sets": [v for v in sets.values() if len(v) >= 2], "rack": list(rows.values())}
-        up = None
-        if axes:
-            a = np.radians([t["up_deg"] for t in tiles])
-            up = np.stack([np.sin(a), -np.cos(a)], axis=1)
-        if reader is not None:
-            det = reader.detect(image)
-            found = det.boxes_xyxy.astype(np.float64)
-            to_truth = matched_truth(found, boxes)
-            layout = group_sets(found, det.up_xy, image_bgr=image)
-            rack = group_sets(found, det.up_xy, mode="rack") if rows and not sets else None
-            report.add(record["scene"], f"rendered {k}", score_layout(label, layout, to_truth, rack))
-            if read_report is not None:
-                read_layout, read_boxes = _read_layout(det, image)
-                read_report.add(record["scene"], f"rendered {k}",
-                                score_layout(label, read_layout, matched_truth(read_boxes, boxes)))
-            continue
-        t0 = time.perf_counter()
-        layout = group_sets(boxes, up, image_bgr=image)
-        report.times_ms.append((time.perf_counter() - t0) * 1000)
-        rack = group_sets(boxes, up, mode="rack") if rows and not sets else None
-        report.add(record["scene"], f"rendered {k}", score_layout(label, layout, rack_layout=rack))
+        score_scene(image, record, f"rendered {k}", report, axes, reader, read_report)
+    return report
+
+
+def evaluate_folder(folder: Path, axes: bool = False, reader: Any = None,
+                    read_report: LayoutReport | None = None) -> LayoutReport:
+    """Score the layout on scenes already rendered into ``folder`` by ``python -m datasets.synth
+    --out FOLDER`` (every ``tiles/*.json`` under it, with its image), as :func:`score_scene`: a
+    set of scenes of its own seed, kinds and size, rendered once and scored as often as needed."""
+    import cv2
+
+    records = sorted(Path(folder).glob("**/tiles/*.json"))
+    if not records:
+        raise FileNotFoundError(f"no rendered scenes (tiles/*.json) under {folder}")
+    report = LayoutReport()
+    for path in records:
+        record = json.loads(path.read_text())
+        image_path = path.parent.parent / "images" / (path.stem + ".jpg")
+        image = cv2.imread(str(image_path))
+        if image is None:
+            raise FileNotFoundError(f"{path}: its image {image_path} is missing or unreadable")
+        score_scene(image, record, f"{path.parent.parent.name}/{path.stem}", report, axes, reader, read_report)
     return report
 
 
@@ -356,7 +410,7 @@ def rack_order(folder: Path, source: str = "truth", models_dir: Path | None = No
 def _print(report: LayoutReport, title: str, show_failures: bool) -> None:
     totals = report.totals()
     print(title)
-    print(f"{'kind':8} {'photos':>6} {'sets':>5} {'exact':>6} {'share':>6} {'false':>6} {'racks':>6} {'told':>6} {'called':>6}")
+    print(f"{'kind':8} {'photos':>6} {'sets':>5} {'exact':>6} {'share':>6} {'false':>6} {'unfound':>7} {'racks':>6} {'told':>6} {'called':>6}")
     for kind in list(KINDS) + ["scatter", "mixed", "all"]:
         row = totals.get(kind)
         if not row:
@@ -364,7 +418,7 @@ def _print(report: LayoutReport, title: str, show_failures: bool) -> None:
         share = f"{row['exact_share']:.1%}" if row["exact_share"] is not None else "-"
         racks = f"{row['racks_exact']}/{row['rack_photos']}" if row["rack_photos"] else "-"
         told = f"{row['racks_exact_told']}/{row['racks_told']}" if row["racks_told"] else "-"
-        print(f"{kind:8} {row['photos']:>6} {row['true_sets']:>5} {row['exact_sets']:>6} {share:>6} {row['false_sets']:>6} "
+        print(f"{kind:8} {row['photos']:>6} {row['true_sets']:>5} {row['exact_sets']:>6} {share:>6} {row['false_sets']:>6} {row['unfound_sets']:>7} "
               f"{racks:>6} {told:>6} {row['racks_called']:>6}")
     if "median_layout_ms" in totals:
         print(f"median layout time {totals['median_layout_ms']} ms per photo")
@@ -384,6 +438,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rendered", type=int, default=0, metavar="N",
                         help="also score N scenes rendered by datasets.synth (about 0.7 s each; with --model "
                              "also the models' detections and the sets as read)")
+    parser.add_argument("--scenes", type=Path, metavar="DIR",
+                        help="also score the scenes rendered into DIR by python -m datasets.synth --out DIR "
+                             "(with --model also the models' detections and the sets as read)")
     parser.add_argument("--rack-order", type=Path, metavar="DIR",
                         help="also score the reading order of racks on scenes rendered into DIR by datasets.synth")
     parser.add_argument("--failures", action="store_true", help="list every photo with a missed or extra set")
@@ -426,6 +483,25 @@ def main(argv: list[str] | None = None) -> int:
                 results[title] = rep.totals()
                 if not args.json:
                     _print(rep, f"{title} ({args.rendered}):", args.failures)
+    if args.scenes:
+        runs_dir: list[tuple[str, bool, Any]] = [("scenes", False, None)] + ([("scenes + tile axes", True, None)] if args.axes else [])
+        if args.model is not None:
+            from vision.pipeline import TableReader, load_reader
+
+            runs_dir.append(("scenes, model boxes", False, TableReader(Path(args.model)) if args.model else load_reader()))
+        for title, axes, reader in runs_dir:
+            read = LayoutReport() if reader is not None else None
+            try:
+                report = evaluate_folder(args.scenes, axes, reader, read)
+            except FileNotFoundError as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return 3
+            for name, rep in ((title, report), (f"{title}, read", read)):
+                if rep is None:
+                    continue
+                results[f"{name} ({args.scenes})"] = rep.totals()
+                if not args.json:
+                    _print(rep, f"{name} ({args.scenes}):", args.failures)
     if args.rack_order:
         for source in ("truth", "truth-no-up") + (("model",) if args.model is not None else ()):
             try:
