@@ -510,9 +510,6 @@ def _find_racks(
     return racks, cues
 
 
-_EVIDENCE_HOOK = None
-
-
 def rack_cue(image_bgr: np.ndarray, boxes_xyxy: np.ndarray, rows: list[list[int]]) -> RackCue | None:
     """The image's evidence that ``rows`` of tiles stand on a rack, or None when none is seen.
 
@@ -521,7 +518,10 @@ def rack_cue(image_bgr: np.ndarray, boxes_xyxy: np.ndarray, rows: list[list[int]
     is not covered by any tile box, and the median colour of that backdrop differs from the table
     around the rack (a band 0.4-1 tile heights below or above it, or 0.5-1.5 tile widths beside
     it; tiles excluded) by ``RACK_BAR_CONTRAST`` or more in CIELAB. Flat tiles in rows show the
-    table between them, the same table as around them.
+    table between them, the same table as around them. That backdrop must also look like a
+    rack's plastic: at least ``RACK_FACE_CONTRAST`` from the tiles' own colour (flat tiles seen
+    at an angle show their sides under them) and grey (chroma at most ``RACK_GREY_CHROMA``) or
+    dark (lightness at most ``RACK_DARK_L``), not a coloured or printed table.
     """
     import cv2  # lazy: the layout itself is numpy only
 
@@ -564,7 +564,7 @@ def rack_cue(image_bgr: np.ndarray, boxes_xyxy: np.ndarray, rows: list[list[int]
         return None
     share = len(inside) / area
     backdrop = np.median(inside, axis=0)
-    sides = []
+    sides: list[float | None] = []
     for band in (region(left - 0.5 * w, bottom + 0.25 * h, right + 0.5 * w, bottom + 0.85 * h),
                  region(left - 0.5 * w, top - 1.0 * h, right + 0.5 * w, top - 0.4 * h),
                  region(left - 1.5 * w, top, left - 0.5 * w, bottom),
@@ -579,8 +579,6 @@ def rack_cue(image_bgr: np.ndarray, boxes_xyxy: np.ndarray, rows: list[list[int]
         if c2 > c1 and r2 > r1:
             face_px.append(lab[max(0, r1):r2, max(0, c1):c2].reshape(-1, 3))
     face = np.median(np.concatenate(face_px), axis=0) if face_px else backdrop
-    if _EVIDENCE_HOOK is not None:
-        _EVIDENCE_HOOK(dict(share=share, backdrop=backdrop, sides=sides, face=face, rows=len(rows), tiles=len(idx)))
     if share < RACK_BACKDROP_SHARE or contrast < RACK_BAR_CONTRAST or share * contrast < RACK_EVIDENCE:
         return None
     # What shows between and under the tiles must look like a rack's plastic: not the tiles' own
