@@ -245,13 +245,17 @@ def _most_points_least_moved(
         if first is not None and not first.placed:
             first = None
     start = time.perf_counter()
-    for every_place in (False, True) if rack_joker else (False,):
-        # (Only a set's joker places worth most, then, where that branch and bound runs long,
-        # every place: the same optimum, and the two run long on different tables, e.g. on
-        # mid-J-018 213 relaxations against 9; the fall-back costs more than a second try.)
+    # Our branch and bound on a set's joker places worth most first. Where it runs long: on a
+    # full table (the most-tiles move known, a cut-off) HiGHS's MIP solver on the same
+    # programme (its root cuts close the gap our branching cannot: large-J-014 934 -> 501 ms,
+    # session 8); on smaller tables our branch and bound again with every joker place (the
+    # same optimum, and the two run long on different tables, e.g. on mid-J-018 213
+    # relaxations against 9; HiGHS's MIP took 0.76 s there, the fall-back more).
+    tries = [(False, False), (first is not None, first is None)] if rack_joker else [(False, False)]
+    for mip, every_place in tries:
         found = least_arrangement(
             old_sets, rack, rules, most_points=True, time_limit=time_limit - (time.perf_counter() - start),
-            relaxations=_MOST_POINTS_RELAXATIONS, every_place=every_place,
+            relaxations=_MOST_POINTS_RELAXATIONS, every_place=every_place, mip=mip,
             known=None if first is None else len(table_tiles) - len(first.moved),
             known_points=None if first is None else first.points,
         )
