@@ -139,8 +139,9 @@ def best_move(
     move laying as many tiles (or points) that moves fewest, by the integer programme of
     :mod:`referee.solver.least` (highspy; figures in ``referee/SOLVER.md``); ``Move.least_moved`` says whether it was proven within ``time_limit``
     seconds (otherwise the estimate's move is returned). With the points objective that
-    programme first looks for the most points and the fewest moved at once, and only where its
-    branch and bound runs long do the fast points search and the tie-break after it decide.
+    programme first looks for the most points and the fewest moved at once; where its branch
+    and bound runs long, HiGHS's MIP solver takes it on a full table (40 tiles or more, with a
+    rack joker), and otherwise the fast points search and the tie-break after it decide.
 
     Raises :class:`SolverError` for more copies of a tile or more jokers than ``rules`` has, an
     unknown objective or tie-break, a table (after
@@ -224,9 +225,11 @@ def _most_points_least_moved(
 ) -> Move | None:
     """The points objective with the exact tie-break in one integer programme: the most points,
     then the fewest table tiles moved (:func:`~referee.solver.least.least_arrangement` with
-    ``most_points``), both proven. None when its branch and bound needs more than
-    ``_MOST_POINTS_RELAXATIONS`` relaxations or nothing is laid: then the fast points search
-    and the tie-break after it decide. Measured on the large tables with jokers (the rack's
+    ``most_points``), both proven. With a rack joker, where its branch and bound needs more than
+    ``_MOST_POINTS_RELAXATIONS`` relaxations, a second try: HiGHS's MIP solver on a table of
+    ``_FIRST_MOVE_FROM`` tiles or more (the most-tiles move its cut-off), our branch and bound
+    with every joker place on a smaller one. None when that runs long too, or nothing is laid:
+    then the fast points search and the tie-break after it decide. Measured on the large tables with jokers (the rack's
     jokers make the fast points search slow there): see ``referee/SOLVER.md``."""
     from referee.solver.least import least_arrangement  # highspy, only when asked for
 
@@ -245,13 +248,17 @@ def _most_points_least_moved(
         if first is not None and not first.placed:
             first = None
     start = time.perf_counter()
-    for every_place in (False, True) if rack_joker else (False,):
-        # (Only a set's joker places worth most, then, where that branch and bound runs long,
-        # every place: the same optimum, and the two run long on different tables, e.g. on
-        # mid-J-018 213 relaxations against 9; the fall-back costs more than a second try.)
+    # Our branch and bound on a set's joker places worth most first. Where it runs long: on a
+    # full table (the most-tiles move known, a cut-off) HiGHS's MIP solver on the same
+    # programme (its root cuts close the gap our branching cannot: large-J-014 934 -> 501 ms,
+    # session 8); on smaller tables our branch and bound again with every joker place (the
+    # same optimum, and the two run long on different tables, e.g. on mid-J-018 213
+    # relaxations against 9; HiGHS's MIP took 0.76 s there, the fall-back more).
+    tries = [(False, False), (first is not None, first is None)] if rack_joker else [(False, False)]
+    for mip, every_place in tries:
         found = least_arrangement(
             old_sets, rack, rules, most_points=True, time_limit=time_limit - (time.perf_counter() - start),
-            relaxations=_MOST_POINTS_RELAXATIONS, every_place=every_place,
+            relaxations=_MOST_POINTS_RELAXATIONS, every_place=every_place, mip=mip,
             known=None if first is None else len(table_tiles) - len(first.moved),
             known_points=None if first is None else first.points,
         )

@@ -32,6 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
+from typing import Any
 
 from referee.i18n import _
 from referee.ruleset import RuleSet
@@ -432,6 +433,7 @@ def least_arrangement(
     relaxations: int | None = None,
     known_points: int | None = None,
     every_place: bool = False,
+    mip: bool = False,
 ) -> LeastArrangement | None:
     """The arrangement of the table's sets ``table`` and some of ``rack`` (after the opening)
     laying the most rack tiles, or exactly ``count`` of them, or rack tiles worth exactly
@@ -464,6 +466,8 @@ def least_arrangement(
     set, not only its places worth most (the same optimum, another branch and bound: where
     one runs long the other may not). ``relaxations``: the most linear
     relaxations the branch and bound may solve; past them, None (as past ``time_limit``).
+    ``mip``: HiGHS's own MIP solver instead of that branch and bound (its root cuts close
+    gaps the branching does not; ``relaxations`` is then not used).
 
     Raises :class:`~referee.solver.SolverError` when highspy is not installed, or for more copies
     of a tile than ``rules`` has.
@@ -586,7 +590,10 @@ def least_arrangement(
     if most_points:
         # (A move known counts in the objective's own units: its points, then its tiles kept.)
         known = None if known is None or known_points is None else heavy * (table_points + known_points) + known
-    found = _branch_and_bound(rows, cost, upper, whole, time_limit - (time.perf_counter() - start), known, relaxations)
+    if mip:
+        found = _mip(rows, cost, upper, whole, time_limit - (time.perf_counter() - start), known)
+    else:
+        found = _branch_and_bound(rows, cost, upper, whole, time_limit - (time.perf_counter() - start), known, relaxations)
     seconds = time.perf_counter() - start
     if found is None:
         return None
@@ -612,24 +619,11 @@ gives up as it does past its time limit (unproven): far below Python's recursion
 shared benchmark positions with jokers need 17 relaxations at most (large-J-014), 1 at the median."""
 
 
-def _branch_and_bound(
-    rows: _Rows, cost: list[float], upper: list[int], whole: int, time_limit: float, known: int | None,
-    relaxations: int | None = None,
-) -> tuple[int, list[float] | None] | None:
-    """Maximise -cost over the programme ``rows`` (columns 0 to ``upper``), the first ``whole``
-    columns integral, by branch and bound on HiGHS's dual simplex: each node changes one
-    column's bounds and solves again from the last basis (a few dozen pivots, not a solve
-    from scratch). The objective is an integer at every integral point (with x integral the
-    matching columns are a bipartite b-matching, whose polytope has integer corners), so a
-    node whose relaxation is below the best integer value found plus one is closed.
-    ``known``: a value already reached (the fast search's move), closing nodes that cannot beat
-    it. Returns (value, columns), (known, None) when nothing beats ``known``, or None past
-    ``time_limit`` seconds or when there is no integral point."""
+def _highs(rows: _Rows, cost: list[float], upper: list[int], whole: int = 0) -> Any:
+    """A HiGHS instance holding the programme ``rows`` (minimise ``cost``, columns 0 to
+    ``upper``, the first ``whole`` integral), without presolve and quiet."""
     import highspy
 
-    start = time.perf_counter()
-    if time_limit <= 0:
-        return None
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("presolve", "off")
@@ -652,7 +646,77 @@ def _branch_and_bound(
     lp.a_matrix_.start_ = starts
     lp.a_matrix_.index_ = rows.cols
     lp.a_matrix_.value_ = [float(v) for v in rows.vals]
+    if whole:
+        kinds = highspy.HighsVarType
+        lp.integrality_ = [kinds.kInteger] * whole + [kinds.kContinuous] * (n - whole)
     h.passModel(lp)
+    return h
+
+
+def _mip(
+    rows: _Rows, cost: list[float], upper: list[int], whole: int, time_limit: float, known: int | None
+) -> tuple[int, list[float] | None] | None:
+    """What :func:`_branch_and_bound` returns, found by HiGHS's own MIP solver (no presolve: it
+    does not watch the time limit, see ``referee/SOLVER.md``; no primal heuristics; the gap
+    closed to under one unit, the objective being an integer at every integral point).
+    ``known`` is a cut-off: only points worth more are looked for."""
+    import highspy
+
+    if time_limit <= 0:
+        return None
+    h = _highs(rows, cost, upper, whole)
+    for name, value in _MIP_OPTIONS:
+        h.setOptionValue(name, value)
+    h.setOptionValue("time_limit", time_limit)
+    if known is not None:
+        h.setOptionValue("objective_bound", -known - 0.5)
+    h.run()
+    status = h.getModelStatus()
+    kinds = highspy.HighsModelStatus
+    if status == kinds.kOptimal:
+        value = round(-h.getInfo().objective_function_value)
+        if known is not None and value <= known:
+            # (Past the cut-off HiGHS may still report a point worse than it as optimal, e.g.
+            # 5 points against a move known of 17: the search proved nothing beats the move.)
+            return known, None
+        return value, list(h.getSolution().col_value)
+    if status == kinds.kInfeasible:
+        return (known, None) if known is not None else None
+    return None
+
+
+_MIP_OPTIONS: tuple[tuple[str, Any], ...] = (
+    ("mip_rel_gap", 0.0),
+    ("mip_abs_gap", 0.999),
+    ("mip_heuristic_effort", 0.0),
+    ("mip_heuristic_run_feasibility_jump", False),
+    ("mip_heuristic_run_rins", False),
+    ("mip_heuristic_run_rens", False),
+    ("mip_heuristic_run_root_reduced_cost", False),
+)
+"""HiGHS MIP options of :func:`_mip`."""
+
+
+def _branch_and_bound(
+    rows: _Rows, cost: list[float], upper: list[int], whole: int, time_limit: float, known: int | None,
+    relaxations: int | None = None,
+) -> tuple[int, list[float] | None] | None:
+    """Maximise -cost over the programme ``rows`` (columns 0 to ``upper``), the first ``whole``
+    columns integral, by branch and bound on HiGHS's dual simplex: each node changes one
+    column's bounds and solves again from the last basis (a few dozen pivots, not a solve
+    from scratch). The objective is an integer at every integral point (with x integral the
+    matching columns are a bipartite b-matching, whose polytope has integer corners), so a
+    node whose relaxation is below the best integer value found plus one is closed.
+    ``known``: a value already reached (the fast search's move), closing nodes that cannot beat
+    it. Returns (value, columns), (known, None) when nothing beats ``known``, or None past
+    ``time_limit`` seconds or when there is no integral point."""
+    import highspy
+
+    start = time.perf_counter()
+    if time_limit <= 0:
+        return None
+    h = _highs(rows, cost, upper)
+    n = len(cost)
     best = [known if known is not None else -(1 << 60)]
     solution: list[list[float] | None] = [None]
     lower = [0.0] * n
