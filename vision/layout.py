@@ -564,14 +564,22 @@ def rack_cue(image_bgr: np.ndarray, boxes_xyxy: np.ndarray, rows: list[list[int]
         return None
     share = len(inside) / area
     backdrop = np.median(inside, axis=0)
-    sides: list[float | None] = []
+    contrast = 0.0
     for band in (region(left - 0.5 * w, bottom + 0.25 * h, right + 0.5 * w, bottom + 0.85 * h),
                  region(left - 0.5 * w, top - 1.0 * h, right + 0.5 * w, top - 0.4 * h),
                  region(left - 1.5 * w, top, left - 0.5 * w, bottom),
                  region(right + 0.5 * w, top, right + 1.5 * w, bottom)):
-        sides.append(float(np.linalg.norm(np.median(band[0], axis=0) - backdrop)) if len(band[0]) >= 30 else None)
-    contrast = max((c for c in sides if c is not None), default=0.0)
-    # The tiles' own colour: their boxes' middles (the face; its digits are a small share).
+        if len(band[0]) >= 30:
+            contrast = max(contrast, float(np.linalg.norm(np.median(band[0], axis=0) - backdrop)))
+    if share < RACK_BACKDROP_SHARE or contrast < RACK_BAR_CONTRAST or share * contrast < RACK_EVIDENCE:
+        return None
+    # What shows between and under the tiles must look like a rack's plastic: dark or grey, not
+    # the coloured or patterned table that shows between rows of flat tiles...
+    chroma = float(math.hypot(float(backdrop[1]) - 128.0, float(backdrop[2]) - 128.0))
+    if chroma > RACK_GREY_CHROMA and float(backdrop[0]) > RACK_DARK_L:
+        return None
+    # ...and not the tiles' own colour (the sides of flat tiles photographed at an angle), taken
+    # from their boxes' middles (the face; its digits are a small share).
     face_px = []
     for x1, y1, x2, y2 in b:
         c1, c2 = int((x1 + 0.2 * (x2 - x1) - rx1) / step), int((x2 - 0.2 * (x2 - x1) - rx1) / step)
@@ -579,15 +587,7 @@ def rack_cue(image_bgr: np.ndarray, boxes_xyxy: np.ndarray, rows: list[list[int]
         if c2 > c1 and r2 > r1:
             face_px.append(lab[max(0, r1):r2, max(0, c1):c2].reshape(-1, 3))
     face = np.median(np.concatenate(face_px), axis=0) if face_px else backdrop
-    if share < RACK_BACKDROP_SHARE or contrast < RACK_BAR_CONTRAST or share * contrast < RACK_EVIDENCE:
-        return None
-    # What shows between and under the tiles must look like a rack's plastic: not the tiles' own
-    # colour (the sides of flat tiles photographed at an angle), and dark or grey, not the
-    # coloured or patterned table that shows between rows of flat tiles.
     if float(np.linalg.norm(backdrop - face)) < RACK_FACE_CONTRAST:
-        return None
-    chroma = float(math.hypot(float(backdrop[1]) - 128.0, float(backdrop[2]) - 128.0))
-    if chroma > RACK_GREY_CHROMA and float(backdrop[0]) > RACK_DARK_L:
         return None
     return RackCue("seen", len(rows), len(idx), float(share), contrast)
 
@@ -697,9 +697,7 @@ def _group_kept(boxes: np.ndarray, up: np.ndarray, mode: str, image_bgr: np.ndar
         # Widths from the outlines as on the table: the squashed axis stretched back, as the up
         # vectors (seen at a grazing angle, a tile's up vector is squashed with its outline).
         half = (boxes[:, 2:] - boxes[:, :2]) / 2 / squash
-        flat_up = up / squash
-        flat_up = flat_up / np.linalg.norm(flat_up, axis=1, keepdims=True)
-        widths = tile_widths(np.concatenate([centres - half, centres + half], axis=1), up_xy=flat_up)
+        widths = tile_widths(np.concatenate([centres - half, centres + half], axis=1), up_xy=_on_table(up, squash))
     else:
         widths = tile_widths(boxes, up_xy=up)
     if mode == "rack":
@@ -779,6 +777,14 @@ def _squash(boxes: np.ndarray, up: np.ndarray, neighbours: int = 4) -> np.ndarra
     return out
 
 
+def _on_table(up: np.ndarray, squash: np.ndarray) -> np.ndarray:
+    """Unit up vectors as on the table: the axis a grazing view squashes (:func:`_squash`)
+    stretched back (unknown ups stay NaN)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        flat = up / squash
+        return flat / np.linalg.norm(flat, axis=1, keepdims=True)
+
+
 def _link(boxes: np.ndarray, centres: np.ndarray, widths: np.ndarray,
           up: np.ndarray, squash: np.ndarray) -> tuple[list[list[int]], list[tuple[int, int]]]:
     """Straight chains of side-by-side tiles (steps 2-4 of the module doc), and the pairs of chain
@@ -811,8 +817,7 @@ def _link(boxes: np.ndarray, centres: np.ndarray, widths: np.ndarray,
             # Directions and up vectors on the table (the squashed axis stretched back).
             flat = diff / pair_squash
             e = flat / np.maximum(np.linalg.norm(flat, axis=2), 1e-9)[..., None]
-            up = up / squash
-            up = up / np.linalg.norm(up, axis=1, keepdims=True)
+            up = _on_table(up, squash)
             # |cos| between the link and the tile's up: a set runs across its tiles' up direction.
             cos_i = np.abs(e[..., 0] * up[:, None, 0] + e[..., 1] * up[:, None, 1])
         limit = np.sin(np.radians(UP_TOLERANCE_DEG))
