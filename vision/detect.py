@@ -22,9 +22,7 @@ import cv2
 import numpy as np
 
 from vision.boxes import intersections
-from vision.detections import N_CODES, TileDetections
-
-JOKER_INDEX = N_CODES - 1  # the last of the reader's tile probabilities (vision.detect.combine)
+from vision.detections import JOKER_INDEX, N_CODES, TileDetections
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DETECTOR_FILE = "tile_detector.onnx"

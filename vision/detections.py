@@ -13,11 +13,13 @@ import numpy as np
 
 from referee.tiles import Tile
 
-__all__ = ["TileDetections", "N_CODES", "CODES"]
+__all__ = ["TileDetections", "N_CODES", "CODES", "JOKER_INDEX"]
 
 N_CODES = 53
 """Reading classes: ``Tile.index`` order, 0-51 numbered tiles (K1..K13, B1.., O1.., R1..R13), 52 joker."""
 CODES: tuple[str, ...] = tuple(Tile.from_index(i).code for i in range(N_CODES))
+JOKER_INDEX = N_CODES - 1
+"""The joker's reading class (the last)."""
 
 
 @dataclass

@@ -35,7 +35,7 @@ from referee.assignment import best_assignment
 from referee.i18n import _, use_language
 from referee.tiles import Tile
 from vision.detect import MODELS_DIR, DetectorSettings, TileModel, detector_input, onnx_session
-from vision.detections import CODES, N_CODES
+from vision.detections import CODES, JOKER_INDEX, N_CODES
 
 __all__ = [
     "DICE",
@@ -57,7 +57,6 @@ DICE = 9
 """A roll is always the nine dice (docs/rules.md section 8)."""
 DICE_DETECTOR_FILE = "dice_detector.onnx"
 DICE_READER_FILE = "dice_reader.onnx"
-JOKER_INDEX = N_CODES - 1
 MAX_JOKERS = 2  # the dice carry 2 jokers (docs/rules.md section 8)
 
 

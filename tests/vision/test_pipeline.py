@@ -202,7 +202,8 @@ def test_a_box_read_as_a_joker_needs_joker_read() -> None:
     sure of it; tiles read as numbers are not affected."""
     from dataclasses import replace
 
-    from vision.detect import JOKER_INDEX, DetectorSettings, TileModel
+    from vision.detect import DetectorSettings, TileModel
+    from vision.detections import JOKER_INDEX
     from vision.evaluate.tiles import load_labelled
 
     item = next(i for i in load_labelled(SAMPLE / "test") if any(t.code == "J" for t in i.tiles))
