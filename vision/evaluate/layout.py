@@ -428,6 +428,26 @@ def _print(report: LayoutReport, title: str, show_failures: bool) -> None:
                   + ("" if f["rack_exact"] is None else f" rack {'ok' if f['rack_exact'] else 'wrong'}"))
 
 
+
+def _score_runs(title: str, score: Any, key_suffix: str, shown: str, reader: Any, args: argparse.Namespace,
+                results: dict[str, Any]) -> None:
+    """Rendered scenes scored with the label boxes (and, with ``--axes``, their up vectors) and,
+    given ``reader``, with the models' detections and the sets as read; into ``results`` and,
+    unless ``--json``, printed. ``score(axes, reader, read_report)`` gives a report."""
+    runs: list[tuple[str, bool, Any]] = [(title, False, None)] + ([(f"{title} + tile axes", True, None)] if args.axes else [])
+    if reader is not None:
+        runs.append((f"{title}, model boxes", False, reader))
+    for name, axes, rd in runs:
+        read = LayoutReport() if rd is not None else None
+        report = score(axes, rd, read)
+        for key, rep in ((name, report), (f"{name}, read", read)):
+            if rep is None:
+                continue
+            results[key + key_suffix] = rep.totals()
+            if not args.json:
+                _print(rep, f"{key} ({shown}):", args.failures)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.evaluate.layout", description=__doc__.split("\n\n")[0])
     parser.add_argument("--splits", nargs="+", default=["valid", "test"], choices=["train", "valid", "test"])
@@ -467,41 +487,21 @@ def main(argv: list[str] | None = None) -> int:
             results["model boxes, read"] = read.totals()
             if not args.json:
                 _print(read, f"model boxes, read: the sets as the page shows them ({', '.join(args.splits)}):", args.failures)
+    reader = None
+    if args.model is not None and (args.rendered or args.scenes):
+        from vision.pipeline import TableReader, load_reader
+
+        reader = TableReader(Path(args.model)) if args.model else load_reader()
     if args.rendered:
-        for title, axes in [("rendered scenes", False)] + ([("rendered scenes + tile axes", True)] if args.axes else []):
-            report = evaluate_rendered(args.rendered, axes=axes)
-            results[title] = report.totals()
-            if not args.json:
-                _print(report, f"{title} ({args.rendered}):", args.failures)
-        if args.model is not None:
-            from vision.pipeline import TableReader, load_reader
-
-            reader = TableReader(Path(args.model)) if args.model else load_reader()
-            read = LayoutReport()
-            report = evaluate_rendered(args.rendered, reader=reader, read_report=read)
-            for title, rep in (("rendered scenes, model boxes", report), ("rendered scenes, model boxes, read", read)):
-                results[title] = rep.totals()
-                if not args.json:
-                    _print(rep, f"{title} ({args.rendered}):", args.failures)
+        _score_runs("rendered scenes", lambda axes, rd, read: evaluate_rendered(args.rendered, axes=axes, reader=rd, read_report=read),
+                    "", str(args.rendered), reader, args, results)
     if args.scenes:
-        runs_dir: list[tuple[str, bool, Any]] = [("scenes", False, None)] + ([("scenes + tile axes", True, None)] if args.axes else [])
-        if args.model is not None:
-            from vision.pipeline import TableReader, load_reader
-
-            runs_dir.append(("scenes, model boxes", False, TableReader(Path(args.model)) if args.model else load_reader()))
-        for title, axes, reader in runs_dir:
-            read = LayoutReport() if reader is not None else None
-            try:
-                report = evaluate_folder(args.scenes, axes, reader, read)
-            except FileNotFoundError as exc:
-                print(f"error: {exc}", file=sys.stderr)
-                return 3
-            for name, rep in ((title, report), (f"{title}, read", read)):
-                if rep is None:
-                    continue
-                results[f"{name} ({args.scenes})"] = rep.totals()
-                if not args.json:
-                    _print(rep, f"{name} ({args.scenes}):", args.failures)
+        try:
+            _score_runs("scenes", lambda axes, rd, read: evaluate_folder(args.scenes, axes, rd, read),
+                        f" ({args.scenes})", str(args.scenes), reader, args, results)
+        except FileNotFoundError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 3
     if args.rack_order:
         for source in ("truth", "truth-no-up") + (("model",) if args.model is not None else ()):
             try:
