@@ -18,7 +18,7 @@ import numpy as np
 from referee.i18n import _
 from referee.tiles import parse_tile
 from vision.profile import Profile, ProfileError
-from vision.teach import CHECK_VIEWS, PROTOTYPE_VIEWS, jittered_views, held_back_with
+from vision.teach import CHECK_VIEWS, PROTOTYPE_VIEWS, choose_weight, held_back_with, jittered_views
 
 __all__ = ["TileAdded", "add_tile"]
 
@@ -74,9 +74,15 @@ def add_tile(photo, box_xyxy: tuple[float, float, float, float], code: str, prof
     if feats.shape[1] != profile.features.shape[1]:
         raise ProfileError("the profile was taught on another reader (its features differ): teach it again")
     feats = feats / np.linalg.norm(feats, axis=1, keepdims=True)
-    grown = replace(profile, features=np.vstack([profile.features, feats]),
-                    codes=np.concatenate([profile.codes, np.full(len(feats), tile.index)]))
+    features = np.vstack([profile.features, feats])
+    codes = np.concatenate([profile.codes, np.full(len(feats), tile.index)])
     held = profile.held_back
+    base = combine(cn, cc)
+    grown_held = held_back_with(held, cf, base, np.full(len(cf), tile.index))
+    # The weight is chosen again with the new tile's own held-back views among the crops: a
+    # profile that changed nothing before (weight 0) starts to count once a correction shows it helps.
+    weight = choose_weight(features, codes, grown_held)[0]
+    grown = replace(profile, features=features, codes=codes, weight=weight)
     right_before = int((profile.apply(held["probs"], held["features"]).argmax(axis=1) == held["codes"]).sum())
     right_after = int((grown.apply(held["probs"], held["features"]).argmax(axis=1) == held["codes"]).sum())
     n = len(held["codes"])
@@ -84,11 +90,9 @@ def add_tile(photo, box_xyxy: tuple[float, float, float, float], code: str, prof
         raise ProfileError(_("refused: with this tile added, {after} of the held-back crops read right, against "
                              "{before} without it; check the tile you chose").format(
             after=f"{right_after / n:.1%}", before=f"{right_before / n:.1%}"))
-    base = combine(cn, cc)
     tile_before = float((profile.apply(base, cf).argmax(axis=1) == tile.index).mean())
     tile_after = float((grown.apply(base, cf).argmax(axis=1) == tile.index).mean())
-    check_codes = np.full(len(cf), tile.index)
-    grown.held_back = held_back_with(held, cf, base, check_codes)
+    grown.held_back = grown_held
     grown.check = {**profile.check, "added_tiles": int(profile.check.get("added_tiles", 0)) + 1}
     return grown, TileAdded(tile.code, n, right_before / n, right_after / n, tile_before, tile_after, len(grown.codes),
                             time.perf_counter() - t0)

@@ -169,6 +169,33 @@ class _FlatModel:
         return number, colour, np.zeros((n, 2), np.float32), np.tile(self.feature, (n, 1))
 
 
+def _held(reading: str, p: float, truth: str, look: int) -> dict:
+    """One held-back crop whose features are the unit vector ``look``, read ``reading`` at ``p``."""
+    probs = np.full((1, 53), (1 - p) / 52, np.float32)
+    probs[0, parse_tile(reading).index] = p
+    feats = np.zeros((1, 8), np.float32)
+    feats[0, look] = 1.0
+    return {"features": feats, "probs": probs, "codes": np.array([parse_tile(truth).index])}
+
+
+def test_choose_weight_gives_a_profile_a_say_only_where_its_check_shows_it_helps() -> None:
+    from vision.teach import choose_weight
+
+    feats = np.eye(2, 8, dtype=np.float32)
+    codes = np.array([parse_tile("R1").index, parse_tile("R7").index])
+    # The reader misreads a taught R7 as R4: the smallest weight that fixes it (0.5) is chosen.
+    assert choose_weight(feats, codes, _held("R4", 0.9, "R7", look=1)) == (0.5, 0.0, 1.0)
+    # The reader already reads the check right: nothing to gain, so the profile changes no reading
+    # (a profile that tied on its check made other photos worse, session 8).
+    weight, alone, acc = choose_weight(feats, codes, _held("R7", 0.9, "R7", look=1))
+    assert (weight, alone, acc) == (0.0, 1.0, 1.0)
+    probs = _held("R4", 0.6, "R4", look=1)
+    assert Profile(feats, codes, weight).apply(probs["probs"], probs["features"]).argmax() == parse_tile("R4").index
+    # An R4 that looks like the taught R7, read R4 only at 0.4: every weight spoils it. Refused.
+    with pytest.raises(ProfileError, match="refused"):
+        choose_weight(feats, codes, _held("R4", 0.4, "R4", look=1))
+
+
 def test_add_tile_is_refused_when_it_reads_the_held_back_crops_worse() -> None:
     from types import SimpleNamespace
 
@@ -196,6 +223,29 @@ def test_add_tile_is_refused_when_it_reads_the_held_back_crops_worse() -> None:
     assert len(grown.held_back["codes"]) == 8 + 4 and grown.check["added_tiles"] == 1
     with pytest.raises(ProfileError, match="outside"):
         add_tile(photo, (10, 10, 500, 70), "R5", profile, reader)
+    assert k9 != r5
+
+
+
+def test_a_correction_gives_a_profile_that_changed_nothing_its_say() -> None:
+    """A profile whose check showed nothing to fix reads as the reader alone (weight 0); a tile the
+    player corrects, added to it, shows the profile helps, so the weight is chosen again."""
+    from types import SimpleNamespace
+
+    from vision.detect import combine
+    from vision.image import DecodedPhoto
+    from vision.teach_tile import add_tile
+
+    look = np.array([1.0, 0.0, 0.0, 0.0], np.float32)  # the taught R5s, read right by the reader alone
+    other = np.array([0.0, 1.0, 0.0, 0.0], np.float32)  # the tile the player corrects to K9
+    r5, k9 = parse_tile("R5").index, parse_tile("K9").index
+    base = combine(*_FlatModel(look).read_crops(np.zeros((8, 16, 16, 3), np.uint8))[:2])
+    profile = Profile(np.tile(look, (4, 1)), np.full(4, r5), weight=0.0,
+                      held_back={"features": np.tile(look, (8, 1)), "probs": base, "codes": np.full(8, r5)})
+    photo = DecodedPhoto(np.zeros((200, 300, 3), np.uint8), 300, 200, 1.0)
+    grown, added = add_tile(photo, (10, 10, 50, 70), "K9", profile, SimpleNamespace(model=_FlatModel(other)))
+    assert grown.weight > 0 and added.tile_before == 0.0 and added.tile_after == 1.0
+    assert added.after == added.before == 1.0  # the R5s still read right
     assert k9 != r5
 
 
