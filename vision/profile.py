@@ -13,7 +13,8 @@ milliseconds, and a code's prototypes only pull readings towards codes that were
 
 The profile must never make a good reading worse: :func:`fit_profile` checks it on held-back
 crops of the teaching photos (other box jitters, light and blur than the prototypes were made
-from) and refuses a profile that reads them worse than the reader alone.
+from) and refuses a profile that reads them worse than the reader alone; one that reads them no
+better gets weight 0 and changes no reading (``vision.teach.choose_weight``).
 
 A profile folder holds ``profile.json`` (codes, photos, the check's figures, the mixing weight)
 and ``prototypes.npy`` (float32, one L2-normalised feature row per taught crop).
