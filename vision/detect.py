@@ -76,6 +76,10 @@ class DetectorSettings:
     quarters_overlap: float = 0.2
     """Share of each quarter's width and height that overlaps its neighbour, so that a tile cut
     by one quarter's edge lies whole in the next (``datasets.zoom_crops`` trains on the same)."""
+    ninths_below: float = 0.0
+    """When the tiles the whole photo's run found are smaller still (median short side, detector
+    input pixels), the second search uses a 3 x 3 grid of overlapping windows (three times the
+    resolution) instead of the quarters: a whole table shot from a standing player's height. 0: off."""
     ocr_below: float = 0.0
     """A tile whose most probable number has less than this probability gets a second opinion
     from the general text recogniser (``vision.ocr``, the ``ocr`` extra), when it is installed.
@@ -154,8 +158,10 @@ class TileModel:
         boxes, scores, scale = self._raw_boxes(image_bgr)
         if self.settings.quarters_below > 0 and min(h, w) >= 64:
             sides = np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]) * scale
-            if len(sides) == 0 or float(np.median(sides)) < self.settings.quarters_below:
-                more, more_scores = self._quarter_boxes(image_bgr)
+            median = float(np.median(sides)) if len(sides) else 0.0
+            if len(sides) == 0 or median < self.settings.quarters_below:
+                n = 3 if len(sides) and median < self.settings.ninths_below else 2
+                more, more_scores = self._quarter_boxes(image_bgr, n)
                 boxes, scores = np.concatenate([boxes, more]), np.concatenate([scores, more_scores])
         return self._merge(boxes, scores, w, h)
 
@@ -179,12 +185,12 @@ class TileModel:
         boxes = np.stack([cx - bw / 2 - left, cy - bh / 2 - top, cx + bw / 2 - left, cy + bh / 2 - top], axis=1) / r
         return boxes.reshape(-1, 4).astype(np.float32), out[4][keep].astype(np.float32), r
 
-    def _quarter_boxes(self, image_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Boxes and scores from the image's four overlapping quarters, each run alone. A box
-        touching a quarter's edge inside the image may be a cut tile: it is left to the
-        neighbouring quarter, which holds that tile whole."""
+    def _quarter_boxes(self, image_bgr: np.ndarray, n: int = 2) -> tuple[np.ndarray, np.ndarray]:
+        """Boxes and scores from the image's ``n`` x ``n`` overlapping windows (four quarters by
+        default), each run alone. A box touching a window's edge inside the image may be a cut
+        tile: it is left to the neighbouring window, which holds that tile whole."""
         h, w = image_bgr.shape[:2]
-        cw, ch, origins = quarters(w, h, self.settings.quarters_overlap)
+        cw, ch, origins = quarters(w, h, self.settings.quarters_overlap, n)
         return self._window_boxes(image_bgr, [(x0, y0, x0 + cw, y0 + ch) for x0, y0 in origins])
 
     def _window_boxes(self, image_bgr: np.ndarray, windows: list[tuple[int, int, int, int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -333,11 +339,18 @@ class TileModel:
         return TileDetections(boxes_xyxy[keep], scores[keep], probs[keep], up[keep])
 
 
-def quarters(w: int, h: int, overlap: float) -> tuple[int, int, list[tuple[int, int]]]:
-    """The four overlapping quarters of a ``w`` x ``h`` image the quarter pass searches: their
-    width, height and top-left corners (``datasets.zoom_crops`` trains on the same views)."""
-    cw, ch = int(round(w * (1 + overlap) / 2)), int(round(h * (1 + overlap) / 2))
-    return cw, ch, [(x0, y0) for y0 in (0, h - ch) for x0 in (0, w - cw)]
+def quarters(w: int, h: int, overlap: float, n: int = 2) -> tuple[int, int, list[tuple[int, int]]]:
+    """The ``n`` x ``n`` overlapping windows of a ``w`` x ``h`` image the second pass searches
+    (the four quarters by default): their width, height and top-left corners. The windows
+    together cover ``1 + overlap`` times the image's width and height, evenly spread, so that a
+    tile cut by one window's edge lies whole in the next (``datasets.zoom_crops`` trains on the
+    quarters)."""
+    if n < 2:
+        raise ValueError(f"a grid of {n} x {n} windows is no finer search: use 2 or more")
+    cw, ch = int(round(w * (1 + overlap) / n)), int(round(h * (1 + overlap) / n))
+    xs = [round(k * (w - cw) / (n - 1)) for k in range(n)]
+    ys = [round(k * (h - ch) / (n - 1)) for k in range(n)]
+    return cw, ch, [(x0, y0) for y0 in ys for x0 in xs]
 
 
 def _not_straddling(boxes: np.ndarray, scores: np.ndarray, max_covered: float) -> np.ndarray:

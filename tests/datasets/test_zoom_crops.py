@@ -12,16 +12,24 @@ from datasets.zoom_crops import crop_labels, main
 from vision.detect import quarters
 
 
-@pytest.mark.parametrize("w, h, overlap", [(1024, 768, 0.2), (1000, 1000, 0.0), (641, 479, 0.35)])
-def test_quarters_cover_the_image_and_overlap(w: int, h: int, overlap: float) -> None:
-    cw, ch, origins = quarters(w, h, overlap)
-    assert len(origins) == 4
+@pytest.mark.parametrize("w, h, overlap, n", [(1024, 768, 0.2, 2), (1000, 1000, 0.0, 2), (641, 479, 0.35, 2),
+                                           (1024, 768, 0.2, 3), (2312, 1734, 0.2, 3)])
+def test_windows_cover_the_image_and_overlap(w: int, h: int, overlap: float, n: int) -> None:
+    cw, ch, origins = quarters(w, h, overlap, n)
+    assert len(origins) == n * n
     covered = np.zeros((h, w), bool)
     for x0, y0 in origins:
         assert 0 <= x0 and x0 + cw <= w and 0 <= y0 and y0 + ch <= h
         covered[y0:y0 + ch, x0:x0 + cw] = True
     assert covered.all()
-    assert 2 * cw - w >= round(w * overlap) - 1  # the two columns share at least the overlap
+    xs = sorted({x0 for x0, _ in origins})
+    assert min(cw - (b - a) for a, b in zip(xs, xs[1:])) >= round(w * overlap / (n - 1)) - 1  # neighbours share it
+
+
+def test_quarters_are_the_views_the_detector_was_trained_on() -> None:
+    assert quarters(1000, 800, 0.2) == (600, 480, [(0, 0), (400, 0), (0, 320), (400, 320)])
+    with pytest.raises(ValueError, match="2 or more"):
+        quarters(1000, 800, 0.2, 1)
 
 
 def _poly(x0: float, y0: float, x1: float, y1: float, w: int, h: int) -> np.ndarray:

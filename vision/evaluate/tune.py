@@ -3,12 +3,13 @@
 Every setting of :class:`vision.detect.DetectorSettings` that decides which boxes become tiles -
 the detector's ``min_score``, the straddling-box filter ``max_covered``, the recogniser's second
 opinion ``ocr_below``, the reader's confirmation of low-scoring boxes ``confirm_below`` /
-``confirm_read``, the reading every box needs ``min_read`` and a joker needs ``joker_read`` - is tried on the given labelled folders (the real ``valid`` split and the
+``confirm_read``, the reading every box needs ``min_read`` and a joker needs ``joker_read``, the
+finer second search of far shots ``ninths_below`` - is tried on the given labelled folders (the real ``valid`` split and the
 rendered ``val`` scenes; never a test split), and the mean tile F1 over the folders is reported
 for each. The defaults in ``vision/detect.py`` are the best row (models/README.md keeps the table).
 
 The networks run once per photo and setting that changes what they see (the detector's boxes for
-``min_score``/``max_covered``/``confirm_below``, the readings for ``ocr_below``); the thresholds on
+``min_score``/``max_covered``/``confirm_below``/``ninths_below``, the readings for ``ocr_below``); the thresholds on
 readings are then tried on the remembered outputs, so a grid of them costs little more than one run.
 """
 
@@ -33,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--confirm-read", default="0.9", help="reader certainty such a box needs, to try")
     p.add_argument("--min-read", default="0", help="reader certainty every box needs, to try (0: off)")
     p.add_argument("--joker-read", default="0", help="reader certainty a box read as a joker needs, to try (0: off)")
+    p.add_argument("--ninths-below", default="0", help="tile sizes under which far shots are searched in 3 x 3 windows, to try (0: off)")
     p.add_argument("--limit", type=int, default=None, help="at most this many photos per folder")
     p.add_argument("--models", type=Path, default=None)
     args = p.parse_args(argv)
@@ -47,19 +49,19 @@ def main(argv: list[str] | None = None) -> int:
     _remember_network_outputs(reader.model)
     grid = itertools.product(*(map(float, v.split(",")) for v in (args.min_score, args.max_covered, args.ocr_below,
                                                                    args.confirm_below, args.confirm_read, args.min_read,
-                                                                   args.joker_read)))
+                                                                   args.joker_read, args.ninths_below)))
     rows = []
-    for min_score, max_covered, ocr_below, confirm_below, confirm_read, min_read, joker_read in grid:
+    for min_score, max_covered, ocr_below, confirm_below, confirm_read, min_read, joker_read, ninths_below in grid:
         if confirm_below == 0 and confirm_read != float(args.confirm_read.split(",")[0]):
             continue  # confirm_read means nothing while confirming is off
         reader.model.settings = replace(DetectorSettings(), min_score=min_score, max_covered=max_covered, ocr_below=ocr_below,
                                         confirm_below=confirm_below, confirm_read=confirm_read, min_read=min_read,
-                                        joker_read=joker_read)
+                                        joker_read=joker_read, ninths_below=ninths_below)
         f1 = {f"{f.parent.name}/{f.name}": evaluate(f, reader, limit=args.limit, progress=False).to_dict()["tile_f1"]
               for f in args.folders}
         row = {"min_score": min_score, "max_covered": max_covered, "ocr_below": ocr_below,
                "confirm_below": confirm_below, "confirm_read": confirm_read, "min_read": min_read, "joker_read": joker_read,
-               "mean_f1": round(sum(f1.values()) / len(f1), 4), **f1}
+               "ninths_below": ninths_below, "mean_f1": round(sum(f1.values()) / len(f1), 4), **f1}
         rows.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
     best = max(rows, key=lambda r: r["mean_f1"])  # the first of equals: the grid's order breaks ties
@@ -80,7 +82,7 @@ def _remember_network_outputs(model) -> None:  # noqa: ANN001 - a vision.detect.
 
     def remembered_boxes(image):  # noqa: ANN001, ANN202
         st = model.settings
-        k = (key(image), st.min_score, st.max_covered, st.confirm_below, st.quarters_below, st.nms_iou)
+        k = (key(image), st.min_score, st.max_covered, st.confirm_below, st.quarters_below, st.ninths_below, st.nms_iou)
         if k not in boxes_seen:
             boxes_seen[k] = find_boxes(image)
         return boxes_seen[k]
