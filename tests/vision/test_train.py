@@ -97,3 +97,21 @@ def test_dice_reader_trains_through_the_shared_loop(tmp_path: Path) -> None:
     assert card["epochs_run"] == 2 and card["steps"] == 4
     assert set(card["best"]) == {"dice_valid", "epoch"} and 0.0 <= card["best"]["dice_valid"]["exact_acc"] <= 1.0
     assert (out / "dice_reader.onnx").stat().st_size > 10_000
+
+
+def test_fine_tuning_warms_up_briefly_and_decays(trained: Path, tmp_path: Path) -> None:
+    """A detector fine-tuned from a trained one with --lr0 gets the schedule asked for (AdamW at that
+    rate, a short warm-up with the biases starting from 0, cosine decay, the last epoch without
+    mosaic), not ultralytics' from-scratch defaults (a 3-epoch warm-up that never lets the rate fall)."""
+    import yaml
+
+    from vision.train.detector import main
+
+    assert main(["detector", "--data", "real", "--model", str(trained / "tile_detector.pt"), "--epochs", "1",
+                 "--imgsz", "128", "--batch", "4", "--workers", "0", "--lr0", "0.0005", "--warmup-epochs", "0.1",
+                 "--cos-lr", "--lrf", "0.05", "--close-mosaic", "1", "--name", "finetune",
+                 "--work", str(tmp_path / "work"), "--out", str(tmp_path / "out")]) == 0
+    args = yaml.safe_load(next((tmp_path / "work").glob("**/finetune/args.yaml")).read_text())
+    assert (args["optimizer"], args["lr0"], args["warmup_epochs"], args["warmup_bias_lr"]) == ("AdamW", 0.0005, 0.1, 0.0)
+    assert args["cos_lr"] is True and args["lrf"] == 0.05 and args["close_mosaic"] == 1
+    assert json.loads((tmp_path / "out" / "tile_detector.json").read_text())["command"].count("--lr0 0.0005") == 1

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import shutil
 import sys
 import time
@@ -109,14 +110,21 @@ def train_detector(args: argparse.Namespace) -> None:
         results = model.train(resume=True)
     else:
         model = YOLO(args.model)  # built from the .yaml: no pretrained weights, nothing downloaded
+        lr0, close_mosaic = getattr(args, "lr0", None), getattr(args, "close_mosaic", None)
         results = model.train(
             data=str(data_yaml), imgsz=args.imgsz, epochs=args.epochs, time=args.hours, batch=args.batch,
             workers=args.workers, device="cpu", amp=False, project=str(work / "runs"), name=args.name,
             exist_ok=True, seed=args.seed, deterministic=False, patience=0, plots=True,
             # Dice keep gravity: a die's side faces show below its top face, a cue that flipping
             # the photo upside down would destroy (tiles have no such cue).
-            fliplr=0.5, flipud=0.0 if "dice" in args.data.split(",") else 0.5, degrees=10.0, scale=0.5, mosaic=1.0, close_mosaic=max(1, args.epochs // 8),
+            fliplr=0.5, flipud=0.0 if "dice" in args.data.split(",") else 0.5, degrees=10.0, scale=0.5, mosaic=1.0,
+            close_mosaic=close_mosaic if close_mosaic is not None else max(1, args.epochs // 8),
             hsv_h=0.02, fraction=args.fraction, val=True, verbose=True,
+            warmup_epochs=getattr(args, "warmup_epochs", 3.0), cos_lr=getattr(args, "cos_lr", False),
+            lrf=getattr(args, "lrf", 0.01),
+            # Fine-tuning (lr0 given): AdamW at that rate, and the biases warm up from 0 like the weights
+            # rather than from ultralytics' 0.1 (meant for training from scratch).
+            **({"lr0": lr0, "optimizer": "AdamW", "warmup_bias_lr": 0.0} if lr0 is not None else {}),
         )
     minutes = (time.time() - started) / 60
     save_dir = Path(model.trainer.save_dir)
@@ -148,10 +156,15 @@ def finish_detector(best: Path, args: argparse.Namespace, minutes: float, result
         "model": name, "task": "detect", "classes": ["die_top" if name.startswith("dice") else "tile"], "architecture": args.model,
         "imgsz": args.imgsz, "data": args.data, "epochs_requested": args.epochs, "hours_cap": args.hours,
         "training_minutes": round(minutes, 1), "date": date.today().isoformat(),
-        "command": "python -m vision.train " + " ".join(sys.argv[1:]), "validation": metrics,
+        "command": command_of(args), "validation": metrics,
     }
     (out / f"{name}.json").write_text(json.dumps(card, indent=2) + "\n")
     print(f"wrote {target} ({target.stat().st_size / 1e6:.1f} MB) and its card; validation: {metrics}")
+
+
+def command_of(args: argparse.Namespace) -> str:
+    """The training command for a model card: as given to :func:`main` (``args.command``), else the process's."""
+    return getattr(args, "command", None) or "python -m vision.train " + " ".join(shlex.quote(a) for a in sys.argv[1:])
 
 
 def detector_name(args: argparse.Namespace) -> str:
@@ -180,6 +193,15 @@ def main(argv: list[str] | None = None) -> int:
     det.add_argument("--epochs", type=int, default=80)
     det.add_argument("--hours", type=float, default=None, help="stop after this many hours (schedule adapts)")
     det.add_argument("--batch", type=int, default=16)
+    det.add_argument("--lr0", type=float, default=None,
+                     help="initial learning rate (default: ultralytics' choice, AdamW at 0.002 on short runs)")
+    det.add_argument("--warmup-epochs", type=float, default=3.0,
+                     help="epochs of learning-rate warm-up (ultralytics' 3; fine-tuning for 1-3 epochs wants "
+                          "a fraction: a 3-epoch warm-up never lets the rate fall)")
+    det.add_argument("--cos-lr", action="store_true", help="cosine learning-rate decay to lr0 x lrf")
+    det.add_argument("--lrf", type=float, default=0.01, help="final learning rate as a share of lr0")
+    det.add_argument("--close-mosaic", type=int, default=None,
+                     help="last epochs trained without mosaic, on whole pictures as served (default epochs // 8, at least 1)")
     det.add_argument("--workers", type=int, default=2)
     det.add_argument("--fraction", type=float, default=1.0, help="share of the training images to use")
     det.add_argument("--seed", type=int, default=0)
@@ -221,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
 
     add_arguments(full, MODELS, WORK)
     args = parser.parse_args(argv)
+    # The cards record the command as given (to main's argv too, not the calling program's).
+    args.command = "python -m vision.train " + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
     if args.what == "all":
         from vision.train.all_stages import run_all
 

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from datetime import date
 from pathlib import Path
 
 import numpy as np
+
+from vision.train.detector import command_of
 
 __all__ = ["train_dice_reader", "augment_dice"]
 
@@ -93,7 +94,7 @@ def train_dice_reader(args: argparse.Namespace) -> None:
         "data": f"{dice_dir} (python -m datasets.synth_dice), at most {args.dice_images} training photos",
         "samples": len(train), "epochs_run": len(history), "epochs_planned": args.epochs, "steps": steps, "batch": args.batch,
         "training_minutes": round((time.time() - started) / 60, 1), "date": date.today().isoformat(),
-        "command": "python -m vision.train " + " ".join(sys.argv[1:]), "best": best, "history": history,
+        "command": command_of(args), "best": best, "history": history,
     }
     (out / "dice_reader.json").write_text(json.dumps(card, indent=2) + "\n")
     print(f"wrote {out / 'dice_reader.onnx'}; best dice-valid exact accuracy "

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.train.detector import command_of
 from vision.train.reader_data import NONE_CLASS, Sample, augment, load_real_samples, load_synthetic_samples
 
 
@@ -256,7 +257,7 @@ def train_reader(args) -> None:
         "input": f"{args.size}x{args.size} BGR crop, vision.crops.crop_square of the detector box",
         "data": args.data, "samples": sum(len(p) for p in pools), "epochs_run": len(history), "steps": steps,
         "batch": args.batch, "training_minutes": round((time.time() - started) / 60, 1), "date": date.today().isoformat(),
-        "command": "python -m vision.train " + " ".join(sys.argv[1:]), "best": best, "history": history,
+        "command": command_of(args), "best": best, "history": history,
     }
     (out / "tile_reader.json").write_text(json.dumps(card, indent=2) + "\n")
     print(f"wrote {out / 'tile_reader.onnx'}; best real-valid exact accuracy "
