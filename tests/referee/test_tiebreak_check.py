@@ -237,6 +237,22 @@ def test_exact_tiebreak_points_matches_brute_force(seed: int) -> None:
     _assert_a_move(old, rack, move)
 
 
+def test_exact_tiebreak_points_rack_joker_high_keeps_the_table_joker_set() -> None:
+    """Regression (session 9): the rack's joker counts as K12 (worth most), so the table's
+    joker is the B11 of the new B11-B13, and its old set ``B13 J K13`` is kept by that run
+    (only K13 moves). The step description matched the old set before taking the rack's
+    joker out, gave it to K11-K13 and counted 2 moved, so the move came back with
+    ``least_moved`` false although the programme and the brute force move 1 tile."""
+    old, rack = parse_table("B13 J K13 | B13 K13 O13"), parse_tiles("B12 K11 J")
+    assert _brute_points(old, rack) == (35, -1)
+    move = best_move(old, rack, objective="points", tiebreak="exact")
+    assert move is not None and (move.points, [t.code for t in move.moved], move.least_moved) == (35, ["K13"], True)
+    assert move.steps == ["move K13 from set 1 to set 3", "add B12 from the rack to set 1", "add K11 J from the rack to set 3"]
+    _assert_a_move(old, rack, move)
+    fast = best_move(old, rack, objective="points")
+    assert fast is not None and (fast.points, len(fast.moved)) == (35, 1)
+
+
 @pytest.mark.parametrize(
     ("table", "rack", "count", "least", "why"),
     SOLVER_REACHES_LEAST + SOLVER_MISSES_LEAST,
