@@ -593,7 +593,12 @@ def least_arrangement(
     if mip:
         found = _mip(rows, cost, upper, whole, time_limit - (time.perf_counter() - start), known)
     else:
-        found = _branch_and_bound(rows, cost, upper, whole, time_limit - (time.perf_counter() - start), known, relaxations)
+        # (Where it runs long, Gomory cuts at its root close most of the relaxation's gap: see
+        # _gomory_cuts. Every row's coefficients and bounds are integers, as they need.)
+        found = _branch_and_bound(
+            rows, cost, upper, whole, time_limit - (time.perf_counter() - start), known, relaxations,
+            cut_rounds=CUT_ROUNDS,
+        )
     seconds = time.perf_counter() - start
     if found is None:
         return None
@@ -612,6 +617,24 @@ def least_arrangement(
     kept = value - big * (laid + total)
     return LeastArrangement(laid, total - kept, new_sets, seconds, most)
 
+
+CUT_ROUNDS = 2
+"""Rounds of Gomory cuts :func:`_branch_and_bound` adds at its root where it runs long (see
+``CUT_AFTER``); 0 for none. Measured (session 9, the points objective's exact tie-break on the
+mid, mid_r24 and large positions with jokers, one process, with and without, interleaved):
+1 round left mid_r24-J-001 at 0.79 s, 3 rounds or 40 cuts a round no better than 2 rounds of 20."""
+
+CUT_AFTER = 4
+"""Relaxations :func:`_branch_and_bound` solves without cuts before it starts again from its root
+with them, when no move is known (on the mid_r24 tables with jokers: 2 or 4 alike, 12 slower;
+cuts at once slower at the median, 58 against 47 ms, the cut rounds costing 20-60 ms)."""
+
+CUT_AFTER_KNOWN = 16
+"""The same with a move known (a cut-off, as on the full tables, where a relaxation costs
+10-20 ms and the search usually ends in 10-15 of them: after 4, large-J-013 127 -> 247 ms)."""
+
+_CUTS_PER_ROUND = 20
+"""Most cuts a round adds (from the basic columns whose value is nearest to half)."""
 
 _MAX_DEPTH = 400
 """Deepest branch the branch and bound follows (each level one more bound on a column) before it
@@ -699,7 +722,7 @@ _MIP_OPTIONS: tuple[tuple[str, Any], ...] = (
 
 def _branch_and_bound(
     rows: _Rows, cost: list[float], upper: list[int], whole: int, time_limit: float, known: int | None,
-    relaxations: int | None = None,
+    relaxations: int | None = None, cut_rounds: int = 0,
 ) -> tuple[int, list[float] | None] | None:
     """Maximise -cost over the programme ``rows`` (columns 0 to ``upper``), the first ``whole``
     columns integral, by branch and bound on HiGHS's dual simplex: each node changes one
@@ -725,9 +748,14 @@ def _branch_and_bound(
     out_of_time = highspy.HighsModelStatus.kTimeLimit
 
     solved = [0]  # relaxations solved
+    # With cut_rounds, the search first goes without cuts; past CUT_AFTER relaxations it starts
+    # again from the root with Gomory cuts added there (the best found so far kept).
+    cap = [(CUT_AFTER if known is None else CUT_AFTER_KNOWN) if cut_rounds else None]
 
     def node(depth: int) -> None:
         left = time_limit - (time.perf_counter() - start)
+        if cap[0] is not None and solved[0] >= cap[0]:
+            raise _CutNow
         if left <= 0 or depth > _MAX_DEPTH or (relaxations is not None and solved[0] >= relaxations):
             raise TimeoutError
         solved[0] += 1
@@ -782,9 +810,147 @@ def _branch_and_bound(
             lower[pick], top[pick] = lo, hi
 
     try:
-        node(0)
+        try:
+            node(0)
+        except _CutNow:
+            # Back to the root's bounds, cuts added there, and the search again from the top.
+            for j in range(n):
+                if lower[j] != 0.0 or top[j] != float(upper[j]):
+                    h.changeColBounds(j, 0.0, float(upper[j]))
+                    lower[j], top[j] = 0.0, float(upper[j])
+            cap[0] = None
+            solved[0] = 0  # (the budget counts the search with cuts)
+            _gomory_cuts(h, rows, upper, cut_rounds, time_limit - (time.perf_counter() - start), whole)
+            node(0)
     except TimeoutError:
         return None
     if solution[0] is None:
         return (known, None) if known is not None else None
     return best[0], solution[0]
+
+
+class _CutNow(Exception):
+    """Raised inside :func:`_branch_and_bound`'s search when it is time to add cuts at the root."""
+
+
+def _gomory_cuts(h: Any, rows: _Rows, upper: list[int], rounds: int, time_limit: float, whole: int) -> None:
+    """Solve the root relaxation of ``h`` (the programme ``rows``, columns 0 to ``upper``, the
+    first ``whole`` integral) and add up to ``rounds`` rounds of Gomory mixed-integer cuts to
+    it, each from a row of the optimal simplex tableau whose basic column is integral and
+    fractional there. Every row has integer coefficients and bounds, so the activity of a row
+    of integral columns is an integer too; a row holding a continuous column (the matching's
+    y, except on the points programme with a rack joker) and a cut's own row count as
+    continuous. Measured on captures of the slowest positions (session 9): two rounds of 20
+    close the relaxation's gap to the optimum, or nearly (mid_r24-J-001 11,279 -> 11,154, the
+    optimum; mid_r24-J-000 13,877.3 -> 13,834, the optimum; see ``referee/SOLVER.md``)."""
+    import highspy
+    import numpy as np  # (highspy's own dependency)
+
+    start = time.perf_counter()
+    n, m0 = len(upper), rows.count
+    optimal = highspy.HighsModelStatus.kOptimal
+    kinds = highspy.HighsBasisStatus
+    basic_kind = kinds.kBasic
+    a_rows = a_cols = a_vals = row_lo = row_hi = col_hi = None
+    cut_rows: list[tuple[Any, Any, float]] = []  # cuts added (rows m0 on): columns, values, lower bound
+    for _round in range(rounds):
+        left = time_limit - (time.perf_counter() - start)
+        if left <= 0:
+            return
+        h.setOptionValue("time_limit", left)
+        h.run()
+        if h.getModelStatus() != optimal:
+            return
+        x = np.asarray(h.getSolution().col_value)
+        picks = []
+        for p, v in enumerate(h.getBasicVariables()[1]):
+            if 0 <= v < whole:
+                f = x[v] - math.floor(x[v])
+                if _CUT_FRACTION < f < 1 - _CUT_FRACTION:
+                    picks.append((abs(f - 0.5), p, f))
+        if not picks:
+            return  # (integral: nothing to cut)
+        picks.sort()
+        if a_rows is None:
+            # The rows as triplets (row activity r = A x), to write the cuts on columns alone.
+            a_rows = np.asarray(rows.rows, dtype=np.int64)
+            a_cols = np.asarray(rows.cols, dtype=np.int64)
+            a_vals = np.asarray(rows.vals, dtype=np.float64)
+            row_lo = np.asarray(rows.lo, dtype=np.float64)
+            row_hi = np.asarray(rows.hi, dtype=np.float64)
+            col_hi = np.asarray(upper, dtype=np.float64)
+            # Columns from `whole` on are continuous, and so is the activity of a row holding one.
+            col_cont = np.arange(n) >= whole
+            row_cont = np.bincount(a_rows, weights=col_cont[a_cols].astype(np.float64), minlength=m0) > 0
+        basis = h.getBasis()
+        col_basic = np.array([s == basic_kind for s in basis.col_status])
+        row_basic = np.array([s == basic_kind for s in basis.row_status[:m0]])
+        cut_kinds = basis.row_status[m0:]
+        # Which bound each nonbasic column and row sits at, read from its value (a nonbasic
+        # one between its bounds gives no valid cut: then none this round).
+        col_up = ~col_basic & (np.abs(x - col_hi) < 1e-7) & (col_hi > 0)
+        r = np.asarray(h.getSolution().row_value)[:m0]
+        row_up = ~row_basic & (np.abs(r - row_hi) < 1e-7) & ~(np.abs(r - row_lo) < 1e-7)
+        if not (np.all(col_basic | col_up | (np.abs(x) < 1e-7))
+                and np.all(row_basic | row_up | (np.abs(r - row_lo) < 1e-7))):
+            return
+        # The bound each nonbasic row sits at (its activity's distance from it is the variable).
+        row_at = np.where(row_up, row_hi, row_lo)
+        row_at[row_basic] = 0.0
+        found: list[tuple[Any, Any, float]] = []
+        for _half, p, f0 in picks[:_CUTS_PER_ROUND]:
+            trow = np.asarray(h.getReducedRow(p)[1])
+            srow = -np.asarray(h.getBasisInverseRow(p)[1])  # (tableau: trow . x - B^-1 row . r = 0)
+            # Nonbasic columns at a bound: u = x (at 0) or u = upper - x, u >= 0 and integral.
+            a = np.where(col_up, -trow, trow)
+            a[col_basic] = 0.0
+            w = _gmi_weights(np, a, f0, col_cont)
+            coef = np.where(col_up, -w, w)
+            rhs = 1.0 - float(np.dot(w[col_up], col_hi[col_up]))
+            # Nonbasic rows at a bound: u = r - lo or u = hi - r, r = A x, integral too.
+            s0 = srow[:m0]
+            ar = np.where(row_up, -s0, s0)
+            ar[row_basic] = 0.0
+            wr = _gmi_weights(np, ar, f0, row_cont)
+            signed = np.where(row_up, -wr, wr)
+            coef += np.bincount(a_cols, weights=signed[a_rows] * a_vals, minlength=n)
+            rhs += float(np.dot(signed[signed != 0.0], row_at[signed != 0.0]))
+            for k, (cols_k, vals_k, lo_k) in enumerate(cut_rows):
+                if cut_kinds[k] == basic_kind or abs(srow[m0 + k]) < 1e-9:
+                    continue
+                ak = float(srow[m0 + k])  # (a cut's rows sit at their lower bound when nonbasic)
+                wk = ak / f0 if ak > 0 else -ak / (1.0 - f0)
+                coef[cols_k] += wk * vals_k
+                rhs += wk * lo_k
+            nz = np.nonzero(np.abs(coef) > 1e-9)[0]
+            if not len(nz) or not math.isfinite(rhs):
+                continue
+            vals = coef[nz]
+            big, small = float(np.max(np.abs(vals))), float(np.min(np.abs(vals)))
+            if big > 1e6 * small or float(np.dot(vals, x[nz])) > rhs - 1e-4:
+                continue  # (badly scaled, or not cutting the vertex off)
+            found.append((nz, vals, rhs - 1e-6 * max(1.0, abs(rhs))))  # (a little slack for rounding)
+        if not found:
+            return
+        # (Added once the round is read: a row added invalidates the tableau being read.)
+        for nz, vals, lo in found:
+            h.addRow(lo, highspy.kHighsInf, len(nz), nz.astype(np.int32), vals)
+            cut_rows.append((nz, vals, lo))
+
+
+def _gmi_weights(np: Any, a: Any, f0: float, continuous: Any) -> Any:
+    """The Gomory mixed-integer cut's weight of each nonbasic variable with tableau
+    coefficient ``a`` (its distance from its bound), for a basic value of fraction ``f0``:
+    an integral one frac(a) / f0 up to f0, (1 - frac(a)) / (1 - f0) above, 0 where a is an
+    integer; a ``continuous`` one a / f0 where a > 0, -a / (1 - f0) where a < 0."""
+    fa = a - np.floor(a)
+    w = np.where(fa <= f0, fa / f0, (1.0 - fa) / (1.0 - f0))
+    w[(fa < 1e-9) | (fa > 1 - 1e-9)] = 0.0
+    if continuous.any():
+        w = np.where(continuous, np.where(a > 0, a / f0, -a / (1.0 - f0)), w)
+        w[np.abs(a) < 1e-12] = 0.0
+    return w
+
+
+_CUT_FRACTION = 0.005
+"""Basic columns nearer than this to an integer give no cut (badly scaled)."""
