@@ -13,7 +13,9 @@ What makes it fast: runs of 6 places or more pair with an old set only where no 
 runs does as well (:func:`_pairs`), which leaves out most of the thousands of long runs with
 jokers; the linear relaxation is usually integral already; and where it is not, the branch and
 bound re-solves each node from the last simplex basis and closes nodes by the integrality of
-the objective and by the fast search's own move (``known``).
+the objective and by the fast search's own move (``known``); where it runs long, it starts
+again from the root with Gomory cuts added there (:func:`_gomory_cuts`), which close most of
+the relaxation's gap on the points programme.
 
 "Moved" is what the solver reports (``Move.moved``): each new set is matched to at most one old
 set and keeps the tiles it shares with it, the matching keeping most tiles; every other table
@@ -28,10 +30,11 @@ from __future__ import annotations
 
 import math
 import time
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import combinations
+from itertools import combinations, compress
 from typing import Any
 
 from referee.i18n import _
@@ -731,8 +734,11 @@ def _branch_and_bound(
     matching columns are a bipartite b-matching, whose polytope has integer corners), so a
     node whose relaxation is below the best integer value found plus one is closed.
     ``known``: a value already reached (the fast search's move), closing nodes that cannot beat
-    it. Returns (value, columns), (known, None) when nothing beats ``known``, or None past
-    ``time_limit`` seconds or when there is no integral point."""
+    it. ``cut_rounds``: past ``CUT_AFTER`` relaxations (``CUT_AFTER_KNOWN`` with ``known``),
+    start again from the root with that many rounds of :func:`_gomory_cuts` added there, the
+    best found kept and ``relaxations`` counted afresh. Returns (value, columns), (known, None)
+    when nothing beats ``known``, or None past ``time_limit`` seconds or when there is no
+    integral point."""
     import highspy
 
     start = time.perf_counter()
@@ -844,15 +850,13 @@ def _gomory_cuts(h: Any, rows: _Rows, upper: list[int], rounds: int, time_limit:
     close the relaxation's gap to the optimum, or nearly (mid_r24-J-001 11,279 -> 11,154, the
     optimum; mid_r24-J-000 13,877.3 -> 13,834, the optimum; see ``referee/SOLVER.md``)."""
     import highspy
-    import numpy as np  # (highspy's own dependency)
 
     start = time.perf_counter()
     n, m0 = len(upper), rows.count
     optimal = highspy.HighsModelStatus.kOptimal
-    kinds = highspy.HighsBasisStatus
-    basic_kind = kinds.kBasic
-    a_rows = a_cols = a_vals = row_lo = row_hi = col_hi = None
-    cut_rows: list[tuple[Any, Any, float]] = []  # cuts added (rows m0 on): columns, values, lower bound
+    basic_kind = highspy.HighsBasisStatus.kBasic
+    spans: dict[int, tuple[list[int], list[float], bool]] = {}  # row -> its entries (r = A x), continuous
+    cut_rows: list[tuple[dict[int, float], float]] = []  # cuts added (rows m0 on): entries, lower bound
     for _round in range(rounds):
         left = time_limit - (time.perf_counter() - start)
         if left <= 0:
@@ -861,7 +865,8 @@ def _gomory_cuts(h: Any, rows: _Rows, upper: list[int], rounds: int, time_limit:
         h.run()
         if h.getModelStatus() != optimal:
             return
-        x = np.asarray(h.getSolution().col_value)
+        solution = h.getSolution()
+        x = list(solution.col_value)
         picks = []
         for p, v in enumerate(h.getBasicVariables()[1]):
             if 0 <= v < whole:
@@ -871,85 +876,98 @@ def _gomory_cuts(h: Any, rows: _Rows, upper: list[int], rounds: int, time_limit:
         if not picks:
             return  # (integral: nothing to cut)
         picks.sort()
-        if a_rows is None:
-            # The rows as triplets (row activity r = A x), to write the cuts on columns alone.
-            a_rows = np.asarray(rows.rows, dtype=np.int64)
-            a_cols = np.asarray(rows.cols, dtype=np.int64)
-            a_vals = np.asarray(rows.vals, dtype=np.float64)
-            row_lo = np.asarray(rows.lo, dtype=np.float64)
-            row_hi = np.asarray(rows.hi, dtype=np.float64)
-            col_hi = np.asarray(upper, dtype=np.float64)
-            # Columns from `whole` on are continuous, and so is the activity of a row holding one.
-            col_cont = np.arange(n) >= whole
-            row_cont = np.bincount(a_rows, weights=col_cont[a_cols].astype(np.float64), minlength=m0) > 0
         basis = h.getBasis()
-        col_basic = np.array([s == basic_kind for s in basis.col_status])
-        row_basic = np.array([s == basic_kind for s in basis.row_status[:m0]])
-        cut_kinds = basis.row_status[m0:]
-        # Which bound each nonbasic column and row sits at, read from its value (a nonbasic
-        # one between its bounds gives no valid cut: then none this round).
-        col_up = ~col_basic & (np.abs(x - col_hi) < 1e-7) & (col_hi > 0)
-        r = np.asarray(h.getSolution().row_value)[:m0]
-        row_up = ~row_basic & (np.abs(r - row_hi) < 1e-7) & ~(np.abs(r - row_lo) < 1e-7)
-        if not (np.all(col_basic | col_up | (np.abs(x) < 1e-7))
-                and np.all(row_basic | row_up | (np.abs(r - row_lo) < 1e-7))):
-            return
-        # The bound each nonbasic row sits at (its activity's distance from it is the variable).
-        row_at = np.where(row_up, row_hi, row_lo)
-        row_at[row_basic] = 0.0
-        found: list[tuple[Any, Any, float]] = []
+        col_basic = [k == basic_kind for k in basis.col_status]
+        row_basic = [k == basic_kind for k in basis.row_status]
+        r_value = solution.row_value
+        found: list[tuple[dict[int, float], float]] = []
         for _half, p, f0 in picks[:_CUTS_PER_ROUND]:
-            trow = np.asarray(h.getReducedRow(p)[1])
-            srow = -np.asarray(h.getBasisInverseRow(p)[1])  # (tableau: trow . x - B^-1 row . r = 0)
-            # Nonbasic columns at a bound: u = x (at 0) or u = upper - x, u >= 0 and integral.
-            a = np.where(col_up, -trow, trow)
-            a[col_basic] = 0.0
-            w = _gmi_weights(np, a, f0, col_cont)
-            coef = np.where(col_up, -w, w)
-            rhs = 1.0 - float(np.dot(w[col_up], col_hi[col_up]))
-            # Nonbasic rows at a bound: u = r - lo or u = hi - r, r = A x, integral too.
-            s0 = srow[:m0]
-            ar = np.where(row_up, -s0, s0)
-            ar[row_basic] = 0.0
-            wr = _gmi_weights(np, ar, f0, row_cont)
-            signed = np.where(row_up, -wr, wr)
-            coef += np.bincount(a_cols, weights=signed[a_rows] * a_vals, minlength=n)
-            rhs += float(np.dot(signed[signed != 0.0], row_at[signed != 0.0]))
-            for k, (cols_k, vals_k, lo_k) in enumerate(cut_rows):
-                if cut_kinds[k] == basic_kind or abs(srow[m0 + k]) < 1e-9:
+            # The tableau row: trow . x - (B^-1 row) . r = 0 with r = A x (highspy's dense rows).
+            trow = h.getReducedRow(p)[1].tolist()
+            brow = h.getBasisInverseRow(p)[1].tolist()
+            coef = [0.0] * n
+            rhs = 1.0
+            floor = math.floor
+            valid = True
+            for j in compress(range(n), trow):  # (the nonzero entries, found in C)
+                if col_basic[j]:
                     continue
-                ak = float(srow[m0 + k])  # (a cut's rows sit at their lower bound when nonbasic)
-                wk = ak / f0 if ak > 0 else -ak / (1.0 - f0)
-                coef[cols_k] += wk * vals_k
-                rhs += wk * lo_k
-            nz = np.nonzero(np.abs(coef) > 1e-9)[0]
-            if not len(nz) or not math.isfinite(rhs):
+                # Which bound it sits at, read from its value: 0 or upper (between them, no cut).
+                up = upper[j] > 0 and abs(x[j] - upper[j]) < 1e-7
+                if not up and abs(x[j]) > 1e-7:
+                    valid = False
+                    break
+                a = -trow[j] if up else trow[j]
+                if j >= whole:  # (a continuous column)
+                    w = a / f0 if a > 0 else -a / (1.0 - f0)
+                else:
+                    fa = a - floor(a)
+                    if fa < 1e-9 or fa > 1 - 1e-9:
+                        continue
+                    w = fa / f0 if fa <= f0 else (1.0 - fa) / (1.0 - f0)
+                # u = x (at 0) or upper - x (at its upper bound), u >= 0.
+                if up:
+                    coef[j] -= w
+                    rhs -= w * upper[j]
+                else:
+                    coef[j] += w
+            for r_ in compress(range(len(brow)), brow):
+                if not valid:
+                    break
+                if row_basic[r_]:
+                    continue
+                a = -brow[r_]  # (the row activity's coefficient in the tableau row)
+                if r_ >= m0:
+                    # A cut's row: continuous (fractional coefficients), at its lower bound.
+                    w = a / f0 if a > 0 else -a / (1.0 - f0)
+                    entries, bound = cut_rows[r_ - m0]
+                    for c_, v_ in entries.items():
+                        coef[c_] += w * v_
+                    rhs += w * bound
+                    continue
+                # Its entries (the rows were written one after the other) and its bound.
+                got = spans.get(r_)
+                if got is None:
+                    begin, end = bisect_left(rows.rows, r_), bisect_right(rows.rows, r_)
+                    cols_r = rows.cols[begin:end]
+                    got = spans[r_] = (cols_r, rows.vals[begin:end], any(c_ >= whole for c_ in cols_r))
+                cols_r, vals_r, continuous = got
+                if abs(r_value[r_] - rows.lo[r_]) < 1e-7:
+                    up = False
+                elif abs(r_value[r_] - rows.hi[r_]) < 1e-7:
+                    up = True
+                else:
+                    valid = False
+                    break
+                if up:
+                    a = -a
+                if continuous:  # (a row holding a continuous column)
+                    w = a / f0 if a > 0 else -a / (1.0 - f0)
+                else:
+                    fa = a - floor(a)
+                    if fa < 1e-9 or fa > 1 - 1e-9:
+                        continue
+                    w = fa / f0 if fa <= f0 else (1.0 - fa) / (1.0 - f0)
+                # u = r - lo (at lo) or hi - r (at hi), r = A x.
+                sign = -w if up else w
+                for c_, v_ in zip(cols_r, vals_r):
+                    coef[c_] += sign * v_
+                rhs += sign * (rows.hi[r_] if up else rows.lo[r_])
+            if not valid:
                 continue
-            vals = coef[nz]
-            big, small = float(np.max(np.abs(vals))), float(np.min(np.abs(vals)))
-            if big > 1e6 * small or float(np.dot(vals, x[nz])) > rhs - 1e-4:
+            cut = {c_: coef[c_] for c_ in compress(range(n), coef) if abs(coef[c_]) > 1e-9}
+            if not cut or not math.isfinite(rhs):
+                continue
+            sizes = [abs(v_) for v_ in cut.values()]
+            if max(sizes) > 1e6 * min(sizes) or sum(v_ * x[c_] for c_, v_ in cut.items()) > rhs - 1e-4:
                 continue  # (badly scaled, or not cutting the vertex off)
-            found.append((nz, vals, rhs - 1e-6 * max(1.0, abs(rhs))))  # (a little slack for rounding)
+            found.append((cut, rhs - 1e-6 * max(1.0, abs(rhs))))  # (a little slack for rounding)
         if not found:
             return
         # (Added once the round is read: a row added invalidates the tableau being read.)
-        for nz, vals, lo in found:
-            h.addRow(lo, highspy.kHighsInf, len(nz), nz.astype(np.int32), vals)
-            cut_rows.append((nz, vals, lo))
-
-
-def _gmi_weights(np: Any, a: Any, f0: float, continuous: Any) -> Any:
-    """The Gomory mixed-integer cut's weight of each nonbasic variable with tableau
-    coefficient ``a`` (its distance from its bound), for a basic value of fraction ``f0``:
-    an integral one frac(a) / f0 up to f0, (1 - frac(a)) / (1 - f0) above, 0 where a is an
-    integer; a ``continuous`` one a / f0 where a > 0, -a / (1 - f0) where a < 0."""
-    fa = a - np.floor(a)
-    w = np.where(fa <= f0, fa / f0, (1.0 - fa) / (1.0 - f0))
-    w[(fa < 1e-9) | (fa > 1 - 1e-9)] = 0.0
-    if continuous.any():
-        w = np.where(continuous, np.where(a > 0, a / f0, -a / (1.0 - f0)), w)
-        w[np.abs(a) < 1e-12] = 0.0
-    return w
+        for cut, lo in found:
+            h.addRow(lo, highspy.kHighsInf, len(cut), list(cut.keys()), list(cut.values()))
+            cut_rows.append((cut, lo))
 
 
 _CUT_FRACTION = 0.005
