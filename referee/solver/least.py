@@ -13,7 +13,9 @@ What makes it fast: runs of 6 places or more pair with an old set only where no 
 runs does as well (:func:`_pairs`), which leaves out most of the thousands of long runs with
 jokers; the linear relaxation is usually integral already; and where it is not, the branch and
 bound re-solves each node from the last simplex basis and closes nodes by the integrality of
-the objective and by the fast search's own move (``known``).
+the objective and by the fast search's own move (``known``); where it runs long, it starts
+again from the root with Gomory cuts added there (:func:`_gomory_cuts`), which close most of
+the relaxation's gap on the points programme.
 
 "Moved" is what the solver reports (``Move.moved``): each new set is matched to at most one old
 set and keeps the tiles it shares with it, the matching keeping most tiles; every other table
@@ -28,10 +30,11 @@ from __future__ import annotations
 
 import math
 import time
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import combinations
+from itertools import combinations, compress
 from typing import Any
 
 from referee.i18n import _
@@ -593,7 +596,12 @@ def least_arrangement(
     if mip:
         found = _mip(rows, cost, upper, whole, time_limit - (time.perf_counter() - start), known)
     else:
-        found = _branch_and_bound(rows, cost, upper, whole, time_limit - (time.perf_counter() - start), known, relaxations)
+        # (Where it runs long, Gomory cuts at its root close most of the relaxation's gap: see
+        # _gomory_cuts. Every row's coefficients and bounds are integers, as they need.)
+        found = _branch_and_bound(
+            rows, cost, upper, whole, time_limit - (time.perf_counter() - start), known, relaxations,
+            cut_rounds=CUT_ROUNDS,
+        )
     seconds = time.perf_counter() - start
     if found is None:
         return None
@@ -612,6 +620,24 @@ def least_arrangement(
     kept = value - big * (laid + total)
     return LeastArrangement(laid, total - kept, new_sets, seconds, most)
 
+
+CUT_ROUNDS = 2
+"""Rounds of Gomory cuts :func:`_branch_and_bound` adds at its root where it runs long (see
+``CUT_AFTER``); 0 for none. Measured (session 9, the points objective's exact tie-break on the
+mid, mid_r24 and large positions with jokers, one process, with and without, interleaved):
+1 round left mid_r24-J-001 at 0.79 s, 3 rounds or 40 cuts a round no better than 2 rounds of 20."""
+
+CUT_AFTER = 4
+"""Relaxations :func:`_branch_and_bound` solves without cuts before it starts again from its root
+with them, when no move is known (on the mid_r24 tables with jokers: 2 or 4 alike, 12 slower;
+cuts at once slower at the median, 58 against 47 ms, the cut rounds costing 20-60 ms)."""
+
+CUT_AFTER_KNOWN = 16
+"""The same with a move known (a cut-off, as on the full tables, where a relaxation costs
+10-20 ms and the search usually ends in 10-15 of them: after 4, large-J-013 127 -> 247 ms)."""
+
+_CUTS_PER_ROUND = 20
+"""Most cuts a round adds (from the basic columns whose value is nearest to half)."""
 
 _MAX_DEPTH = 400
 """Deepest branch the branch and bound follows (each level one more bound on a column) before it
@@ -699,7 +725,7 @@ _MIP_OPTIONS: tuple[tuple[str, Any], ...] = (
 
 def _branch_and_bound(
     rows: _Rows, cost: list[float], upper: list[int], whole: int, time_limit: float, known: int | None,
-    relaxations: int | None = None,
+    relaxations: int | None = None, cut_rounds: int = 0,
 ) -> tuple[int, list[float] | None] | None:
     """Maximise -cost over the programme ``rows`` (columns 0 to ``upper``), the first ``whole``
     columns integral, by branch and bound on HiGHS's dual simplex: each node changes one
@@ -708,8 +734,11 @@ def _branch_and_bound(
     matching columns are a bipartite b-matching, whose polytope has integer corners), so a
     node whose relaxation is below the best integer value found plus one is closed.
     ``known``: a value already reached (the fast search's move), closing nodes that cannot beat
-    it. Returns (value, columns), (known, None) when nothing beats ``known``, or None past
-    ``time_limit`` seconds or when there is no integral point."""
+    it. ``cut_rounds``: past ``CUT_AFTER`` relaxations (``CUT_AFTER_KNOWN`` with ``known``),
+    start again from the root with that many rounds of :func:`_gomory_cuts` added there, the
+    best found kept and ``relaxations`` counted afresh. Returns (value, columns), (known, None)
+    when nothing beats ``known``, or None past ``time_limit`` seconds or when there is no
+    integral point."""
     import highspy
 
     start = time.perf_counter()
@@ -725,9 +754,14 @@ def _branch_and_bound(
     out_of_time = highspy.HighsModelStatus.kTimeLimit
 
     solved = [0]  # relaxations solved
+    # With cut_rounds, the search first goes without cuts; past CUT_AFTER relaxations it starts
+    # again from the root with Gomory cuts added there (the best found so far kept).
+    cap = [(CUT_AFTER if known is None else CUT_AFTER_KNOWN) if cut_rounds else None]
 
     def node(depth: int) -> None:
         left = time_limit - (time.perf_counter() - start)
+        if cap[0] is not None and solved[0] >= cap[0]:
+            raise _CutNow
         if left <= 0 or depth > _MAX_DEPTH or (relaxations is not None and solved[0] >= relaxations):
             raise TimeoutError
         solved[0] += 1
@@ -782,9 +816,159 @@ def _branch_and_bound(
             lower[pick], top[pick] = lo, hi
 
     try:
-        node(0)
+        try:
+            node(0)
+        except _CutNow:
+            # Back to the root's bounds, cuts added there, and the search again from the top.
+            for j in range(n):
+                if lower[j] != 0.0 or top[j] != float(upper[j]):
+                    h.changeColBounds(j, 0.0, float(upper[j]))
+                    lower[j], top[j] = 0.0, float(upper[j])
+            cap[0] = None
+            solved[0] = 0  # (the budget counts the search with cuts)
+            _gomory_cuts(h, rows, upper, cut_rounds, time_limit - (time.perf_counter() - start), whole)
+            node(0)
     except TimeoutError:
         return None
     if solution[0] is None:
         return (known, None) if known is not None else None
     return best[0], solution[0]
+
+
+class _CutNow(Exception):
+    """Raised inside :func:`_branch_and_bound`'s search when it is time to add cuts at the root."""
+
+
+def _gomory_cuts(h: Any, rows: _Rows, upper: list[int], rounds: int, time_limit: float, whole: int) -> None:
+    """Solve the root relaxation of ``h`` (the programme ``rows``, columns 0 to ``upper``, the
+    first ``whole`` integral) and add up to ``rounds`` rounds of Gomory mixed-integer cuts to
+    it, each from a row of the optimal simplex tableau whose basic column is integral and
+    fractional there. Every row has integer coefficients and bounds, so the activity of a row
+    of integral columns is an integer too; a row holding a continuous column (the matching's
+    y, except on the points programme with a rack joker) and a cut's own row count as
+    continuous. Measured on captures of the slowest positions (session 9): two rounds of 20
+    close the relaxation's gap to the optimum, or nearly (mid_r24-J-001 11,279 -> 11,154, the
+    optimum; mid_r24-J-000 13,877.3 -> 13,834, the optimum; see ``referee/SOLVER.md``)."""
+    import highspy
+
+    start = time.perf_counter()
+    n, m0 = len(upper), rows.count
+    optimal = highspy.HighsModelStatus.kOptimal
+    basic_kind = highspy.HighsBasisStatus.kBasic
+    spans: dict[int, tuple[list[int], list[float], bool]] = {}  # row -> its entries (r = A x), continuous
+    cut_rows: list[tuple[dict[int, float], float]] = []  # cuts added (rows m0 on): entries, lower bound
+    for _round in range(rounds):
+        left = time_limit - (time.perf_counter() - start)
+        if left <= 0:
+            return
+        h.setOptionValue("time_limit", left)
+        h.run()
+        if h.getModelStatus() != optimal:
+            return
+        solution = h.getSolution()
+        x = list(solution.col_value)
+        picks = []
+        for p, v in enumerate(h.getBasicVariables()[1]):
+            if 0 <= v < whole:
+                f = x[v] - math.floor(x[v])
+                if _CUT_FRACTION < f < 1 - _CUT_FRACTION:
+                    picks.append((abs(f - 0.5), p, f))
+        if not picks:
+            return  # (integral: nothing to cut)
+        picks.sort()
+        basis = h.getBasis()
+        col_basic = [k == basic_kind for k in basis.col_status]
+        row_basic = [k == basic_kind for k in basis.row_status]
+        r_value = solution.row_value
+        found: list[tuple[dict[int, float], float]] = []
+        for _half, p, f0 in picks[:_CUTS_PER_ROUND]:
+            # The tableau row: trow . x - (B^-1 row) . r = 0 with r = A x (highspy's dense rows).
+            trow = h.getReducedRow(p)[1].tolist()
+            brow = h.getBasisInverseRow(p)[1].tolist()
+            coef = [0.0] * n
+            rhs = 1.0
+            floor = math.floor
+            valid = True
+            for j in compress(range(n), trow):  # (the nonzero entries, found in C)
+                if col_basic[j]:
+                    continue
+                # Which bound it sits at, read from its value: 0 or upper (between them, no cut).
+                up = upper[j] > 0 and abs(x[j] - upper[j]) < 1e-7
+                if not up and abs(x[j]) > 1e-7:
+                    valid = False
+                    break
+                a = -trow[j] if up else trow[j]
+                if j >= whole:  # (a continuous column)
+                    w = a / f0 if a > 0 else -a / (1.0 - f0)
+                else:
+                    fa = a - floor(a)
+                    if fa < 1e-9 or fa > 1 - 1e-9:
+                        continue
+                    w = fa / f0 if fa <= f0 else (1.0 - fa) / (1.0 - f0)
+                # u = x (at 0) or upper - x (at its upper bound), u >= 0.
+                if up:
+                    coef[j] -= w
+                    rhs -= w * upper[j]
+                else:
+                    coef[j] += w
+            for r_ in compress(range(len(brow)), brow):
+                if not valid:
+                    break
+                if row_basic[r_]:
+                    continue
+                a = -brow[r_]  # (the row activity's coefficient in the tableau row)
+                if r_ >= m0:
+                    # A cut's row: continuous (fractional coefficients), at its lower bound.
+                    w = a / f0 if a > 0 else -a / (1.0 - f0)
+                    entries, bound = cut_rows[r_ - m0]
+                    for c_, v_ in entries.items():
+                        coef[c_] += w * v_
+                    rhs += w * bound
+                    continue
+                # Its entries (the rows were written one after the other) and its bound.
+                got = spans.get(r_)
+                if got is None:
+                    begin, end = bisect_left(rows.rows, r_), bisect_right(rows.rows, r_)
+                    cols_r = rows.cols[begin:end]
+                    got = spans[r_] = (cols_r, rows.vals[begin:end], any(c_ >= whole for c_ in cols_r))
+                cols_r, vals_r, continuous = got
+                if abs(r_value[r_] - rows.lo[r_]) < 1e-7:
+                    up = False
+                elif abs(r_value[r_] - rows.hi[r_]) < 1e-7:
+                    up = True
+                else:
+                    valid = False
+                    break
+                if up:
+                    a = -a
+                if continuous:  # (a row holding a continuous column)
+                    w = a / f0 if a > 0 else -a / (1.0 - f0)
+                else:
+                    fa = a - floor(a)
+                    if fa < 1e-9 or fa > 1 - 1e-9:
+                        continue
+                    w = fa / f0 if fa <= f0 else (1.0 - fa) / (1.0 - f0)
+                # u = r - lo (at lo) or hi - r (at hi), r = A x.
+                sign = -w if up else w
+                for c_, v_ in zip(cols_r, vals_r):
+                    coef[c_] += sign * v_
+                rhs += sign * (rows.hi[r_] if up else rows.lo[r_])
+            if not valid:
+                continue
+            cut = {c_: coef[c_] for c_ in compress(range(n), coef) if abs(coef[c_]) > 1e-9}
+            if not cut or not math.isfinite(rhs):
+                continue
+            sizes = [abs(v_) for v_ in cut.values()]
+            if max(sizes) > 1e6 * min(sizes) or sum(v_ * x[c_] for c_, v_ in cut.items()) > rhs - 1e-4:
+                continue  # (badly scaled, or not cutting the vertex off)
+            found.append((cut, rhs - 1e-6 * max(1.0, abs(rhs))))  # (a little slack for rounding)
+        if not found:
+            return
+        # (Added once the round is read: a row added invalidates the tableau being read.)
+        for cut, lo in found:
+            h.addRow(lo, highspy.kHighsInf, len(cut), list(cut.keys()), list(cut.values()))
+            cut_rows.append((cut, lo))
+
+
+_CUT_FRACTION = 0.005
+"""Basic columns nearer than this to an integer give no cut (badly scaled)."""

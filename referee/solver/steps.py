@@ -5,6 +5,7 @@ steps a player follows."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import product
 from typing import Any
 
 from referee.assignment import best_assignment
@@ -181,12 +182,69 @@ def _flows_counted(
                 from_rack.append((x, j, pos))
 
 
+_MOST_JOKER_SPLITS = 64
+"""Ways of sharing the rack's jokers among joker places worth as much that
+:func:`_rack_jokers_placed` compares (past it, the first in the usual order)."""
+
+
+def _rack_jokers_placed(
+    old_tallies: list[dict[int, int]], new_idx: list[list[int]], slots: list[tuple[int, bool, int, int]], extra: int
+) -> tuple[dict[int, int], set[tuple[int, int]]]:
+    """For :func:`describe_change` with the points objective: the matching of new sets to old
+    ones and the rack's joker places ``(set, position)`` that keep most table tiles, the rack's
+    ``extra`` jokers on the joker places worth most (``slots``: (value, free, set, position),
+    best first). Every place above the last value taken is the rack's; among the places worth
+    that value, the ways of sharing the rest out among the sets are compared by the best
+    matching of the new sets without the rack's jokers (ties: the first in ``slots`` order)."""
+    cut = slots[extra - 1][0]
+    above = [(j, pos) for v, _free, j, pos in slots if v > cut]
+    tied = [(j, pos) for v, _free, j, pos in slots if v == cut]
+    left = extra - len(above)
+    per_set: dict[int, list[int]] = {}
+    for j, pos in tied:
+        per_set.setdefault(j, []).append(pos)
+    sets = list(per_set)  # in slots order, so the first split tried is the usual one
+    # Splits of the ``left`` jokers over the sets, most to the first sets first; a plain loop
+    # over counts (no recursive closure: a solve leaves no reference cycle behind).
+    splits: list[list[int]] = []
+    for counts in product(*[range(min(left, len(per_set[j])), -1, -1) for j in sets]):
+        if sum(counts) == left:
+            splits.append(list(counts))
+            if len(splits) > _MOST_JOKER_SPLITS:
+                splits = splits[:1]
+                break
+    best: tuple[int, dict[int, int], set[tuple[int, int]]] | None = None
+    for split in splits:
+        forced = set(above)
+        for j, n in zip(sets, split):
+            forced.update((j, pos) for pos in per_set[j][:n])
+        held: dict[int, int] = {}
+        for j, _pos in forced:
+            held[j] = held.get(j, 0) + 1
+        tallies = [tile_tally(s) for s in new_idx]
+        for j, n in held.items():
+            tallies[j][52] -= n
+            if not tallies[j][52]:
+                del tallies[j][52]
+        match = match_sets(old_tallies, tallies)
+        kept = 0
+        for j, i in match.items():
+            old = old_tallies[i]
+            kept += sum(min(k, old.get(x, 0)) for x, k in tallies[j].items())
+        if best is None or kept > best[0]:
+            best = (kept, match, forced)
+    assert best is not None
+    return best[1], best[2]
+
+
 def describe_change(
     old_sets: list[list[Tile]] | None, table_tiles: list[Tile], new_sets: list[list[Tile]], rack_jokers_high: bool = False
 ) -> Outcome:
     """Number the new sets, work out which tiles moved and which came from the rack, and say
     it as steps. Jokers are alike: table jokers stay where they were when they can, unless
-    ``rack_jokers_high`` (points objective), where the rack's jokers take the places worth most."""
+    ``rack_jokers_high`` (points objective), where the rack's jokers take the places worth most
+    (among places worth as much, those that keep most table tiles) and the new sets are matched
+    to the old ones without them: a place holding a rack joker keeps no table joker."""
     steps: list[str] = []
     moved: list[int] = []
     new_idx = [tile_indices(s) for s in new_sets]
@@ -207,6 +265,14 @@ def describe_change(
         )
         extra = sum(x == 52 for s in new_idx for x in s) - sum(t.colour is None for t in table_tiles)
         forced = {(j, pos) for _v, _free, j, pos in slots[: max(0, extra)]}
+        if forced and old_sets is not None:
+            # A joker place holding a rack joker keeps no table joker, so the matching is the
+            # one of the new sets without the rack's jokers, and among places worth as much the
+            # rack's jokers go where that keeps most (B13 J K13 | B13 K13 O13 with B12 K11 J:
+            # the rack's joker as K12 and the table's as B11 keeps the table joker's old set
+            # with the new B11-B13, 1 tile moved; matched before the rack's joker was taken
+            # out, the old set went to K11-K13 and 2 moved).
+            match, forced = _rack_jokers_placed(old_tallies, new_idx, slots, extra)
     # (target number, source number or 0 for the rack) -> tile indices
     flows: dict[tuple[int, int], list[int]] = {}
     from_rack: list[tuple[int, int, int]] = []  # (tile, new set, position) for joker values
