@@ -120,9 +120,18 @@ strewn tiles."""
 RACK_ROW_GAP = 0.1
 """Two rows closer than this many tile heights (edge to edge) lie on one rack's two ledges
 (measured: under 0.05 on the real rack photos; the closest rows of table sets 0.13)."""
+RACK_TIER_GAP = 0.5
+"""A rack seen grows by a further tier (a ledge row right above or below it) across an edge gap
+of up to this many tile heights, where the photo shows a rack under all its tiers."""
 RACK_MIN_ASPECT = 1.0
 """Rack tiles face the camera upright: box height / width at least this (1.2 missed racks seen
 from above the seat, whose tiles look shorter; chosen on train, valid and rendered scenes)."""
+RACK_UP_TOLERANCE_DEG = 45.0
+"""...or, where the reader gave a tile's up vector, it points within this of the photo's vertical
+(racks' rows run within ``RACK_SEEN_TILT_DEG`` of the photo's horizontal)..."""
+RACK_MIN_ASPECT_UP = 0.75
+"""...and the box is at least this tall for its width (a rack seen from above the seat shows its
+tiles leaning back, shorter than wide)."""
 RACK_HEIGHT_TOLERANCE = 0.15
 """Tiles on one rack are the same distance from the camera: heights within this fraction."""
 SQUASH_FROM = 0.8
@@ -142,6 +151,11 @@ RACK_ROW_REACH = 3.2
 RACK_MAX_TILT_DEG = 12.0
 """Greatest tilt of a rack's rows in a photo the user calls a rack (measured up to 11 degrees in
 the real rack photos, perspective included)."""
+RACK_SEEN_TILT_DEG = 30.0
+"""Greatest tilt of a ledge row found without being told (:func:`_ledge_rows`): a rack in front
+of the table, photographed over it at an angle, runs diagonally across the photo."""
+RACK_TILT_STEP_DEG = 2.5
+"""Step between the tilts at which ledge rows are looked for."""
 RACK_BACKDROP_SHARE = 0.1
 """A rack is seen only when at least this share of the rectangle its tiles span (down to the
 ledge's lip under them) is not tile: the rack's bar and back wall, showing between and below the
@@ -385,31 +399,81 @@ def _orient(path: list[int], centres: np.ndarray, up: np.ndarray) -> tuple[list[
     return path, (float(axis[0]), float(axis[1]))
 
 
-def _ledge_rows(centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray) -> list[list[int]]:
+def _upright(boxes: np.ndarray, up: np.ndarray | None) -> list[bool]:
+    """Which tiles may stand on a ledge facing the camera: where the reader gave the tile's up
+    vector, it points within ``RACK_UP_TOLERANCE_DEG`` of the photo's vertical (either way) and
+    the box is at least ``RACK_MIN_ASPECT_UP`` times as tall as wide; elsewhere the box is at
+    least ``RACK_MIN_ASPECT`` times as tall as wide (a tile lying sideways is wider than tall)."""
+    bw = np.maximum(boxes[:, 2] - boxes[:, 0], 1e-3)
+    aspect = (boxes[:, 3] - boxes[:, 1]) / bw
+    out = aspect >= RACK_MIN_ASPECT
+    if up is not None:
+        known = ~np.isnan(up).any(axis=1)
+        with np.errstate(invalid="ignore"):
+            vertical = np.abs(up[:, 1]) >= math.cos(math.radians(RACK_UP_TOLERANCE_DEG)) * np.linalg.norm(up, axis=1)
+        out = np.where(known, vertical & (aspect >= RACK_MIN_ASPECT_UP), out)
+    return out.tolist()
+
+
+def _line(xs: list[float], ys: list[float]) -> tuple[float, float]:
+    """Least-squares line ``y = a + s x`` through the points, as ``(s, a)`` (flat through one point)."""
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    s = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx > 1e-9 else 0.0
+    return s, my - s * mx
+
+
+def _ledge_rows(centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray, up: np.ndarray | None = None) -> list[list[int]]:
     """Rows of upright tiles standing on one ledge: similar height, bottoms on one line.
 
-    Built left to right; a tile joins a row when it is upright, as tall as the row's first tile
-    (within ``RACK_HEIGHT_TOLERANCE``), its bottom and top on the lines of the row's last tile and
-    its centre at most ``RACK_ROW_REACH`` tile widths from it (taken-out tiles leave gaps).
+    A rack photographed at an angle runs diagonally across the photo, so rows are looked for at
+    every tilt from -``RACK_SEEN_TILT_DEG`` to +``RACK_SEEN_TILT_DEG`` (steps of
+    ``RACK_TILT_STEP_DEG``; :func:`_level_rows`), and the longest rows over all tilts are kept
+    (each tile in one row; of rows as long, the least tilted). Tiles standing upright
+    (:func:`_upright`) that are in no row of two are rows of their own.
     """
+    upright = _upright(boxes, up)
+    order = [i for i in np.argsort(centres[:, 0], kind="stable").tolist() if upright[i]]
+    steps = int(RACK_SEEN_TILT_DEG // RACK_TILT_STEP_DEG)
+    tilts = sorted((k * RACK_TILT_STEP_DEG for k in range(-steps, steps + 1)), key=abs)
+    found = [r for tilt in tilts for r in _level_rows(order, centres, boxes, widths, math.tan(math.radians(tilt)))
+             if len(r) >= 2]
+    found.sort(key=len, reverse=True)  # stable: of rows as long, the least tilted first
+    rows: list[list[int]] = []
+    used: set[int] = set()
+    for row in found:
+        if used.isdisjoint(row):
+            rows.append(row)
+            used.update(row)
+    return rows + [[i] for i in order if i not in used]
+
+
+def _level_rows(order: list[int], centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray,
+                slope: float) -> list[list[int]]:
+    """Rows along lines of the given slope (``dy / dx``), built left to right (``order``): a tile
+    joins a row when it is as tall as the row's last tile (within ``RACK_HEIGHT_TOLERANCE``:
+    perspective shrinks the tiles along a rack seen at an angle), its bottom and top within 0.15
+    tile heights of that tile's once the slope is taken out, and its centre at most
+    ``RACK_ROW_REACH`` tile widths from that tile's (taken-out tiles leave gaps)."""
     # Plain floats: these loops run for every photo and numpy calls on scalars are slow.
     x1, y1, x2, y2 = (boxes[:, k].tolist() for k in range(4))
     cx = centres[:, 0].tolist()
     w = widths.tolist()
     rows: list[list[int]] = []
-    for i in np.argsort(centres[:, 0], kind="stable").tolist():
-        bh, bw = y2[i] - y1[i], x2[i] - x1[i]
-        if bh < RACK_MIN_ASPECT * bw:
-            continue
+    for i in order:
+        bh = y2[i] - y1[i]
         best, best_dx = -1, float("inf")
         for r, row in enumerate(rows):
-            last, h = row[-1], y2[row[0]] - y1[row[0]]
+            last = row[-1]
+            h = y2[last] - y1[last]
             dx = cx[i] - cx[last]
             if not (0 < dx <= RACK_ROW_REACH * (w[last] + w[i]) / 2):
                 continue
             if abs(bh - h) > RACK_HEIGHT_TOLERANCE * h:
                 continue
-            if abs(y2[i] - y2[last]) > 0.15 * h or abs(y1[i] - y1[last]) > 0.15 * h:
+            rise = slope * dx
+            if abs(y2[i] - y2[last] - rise) > 0.15 * h or abs(y1[i] - y1[last] - rise) > 0.15 * h:
                 continue
             if dx < best_dx:
                 best, best_dx = r, dx
@@ -420,108 +484,164 @@ def _ledge_rows(centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray) -> l
     return rows
 
 
+def _flat(row: list[int], boxes: np.ndarray) -> bool:
+    """Do the row's tiles have their bottoms and tops within 0.15 tile heights of the first's?"""
+    b = boxes[row]
+    h = float(b[0, 3] - b[0, 1])
+    return bool(np.abs(b[:, 3] - b[0, 3]).max() <= 0.15 * h and np.abs(b[:, 1] - b[0, 1]).max() <= 0.15 * h)
+
+
 @dataclass(frozen=True)
 class _RowStats:
-    h: float
-    w: float
-    top: float
-    bottom: float
+    """A ledge row's lines (``y = a + s x``: bottoms, tops, centres), extent and tile width."""
+
+    bottom: tuple[float, float]
+    top: tuple[float, float]
+    centre: tuple[float, float]
     left: float
     right: float
-    gaps: tuple[float, ...]
+    w: float
+
+    def at(self, line: tuple[float, float], x: float) -> float:
+        return line[1] + line[0] * x
 
 
 def _row_stats(row: list[int], boxes: list[list[float]], widths: list[float]) -> _RowStats:
     b = [boxes[i] for i in row]
-    gaps = tuple(b[k + 1][0] - b[k][2] for k in range(len(row) - 1))
+    xs = [(r[0] + r[2]) / 2 for r in b]
     return _RowStats(
-        median(r[3] - r[1] for r in b), median(widths[i] for i in row), median(r[1] for r in b),
-        median(r[3] for r in b), min(r[0] for r in b), max(r[2] for r in b), gaps,
+        _line(xs, [r[3] for r in b]), _line(xs, [r[1] for r in b]), _line(xs, [(r[1] + r[3]) / 2 for r in b]),
+        min(r[0] for r in b), max(r[2] for r in b), median(widths[i] for i in row),
     )
 
 
+def _stacked(upper: _RowStats, lower: _RowStats, gap: float = RACK_ROW_GAP) -> bool:
+    """Does ``lower`` stand on the ledge right under ``upper`` (a rack's tiers)? They overlap
+    sideways, and at both ends of the overlap the two rows are as tall (within
+    ``RACK_HEIGHT_TOLERANCE``) and the lower's top lies between 0.25 tile heights above and
+    ``gap`` tile heights below the upper's bottom (so the rows are also parallel)."""
+    left, right = max(upper.left, lower.left), min(upper.right, lower.right)
+    if right <= left:
+        return False  # side by side, not one above the other
+    for x in (left + upper.w / 2, right - upper.w / 2) if right - left > upper.w else ((left + right) / 2,):
+        h_up = upper.at(upper.bottom, x) - upper.at(upper.top, x)
+        h_low = lower.at(lower.bottom, x) - lower.at(lower.top, x)
+        h = (h_up + h_low) / 2
+        if h <= 0 or abs(h_up - h_low) > RACK_HEIGHT_TOLERANCE * h:
+            return False
+        if not (-0.25 * h <= lower.at(lower.top, x) - upper.at(upper.bottom, x) <= gap * h):
+            return False
+    return True
+
+
 def _find_racks(
-    centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray, image_bgr: np.ndarray | None, image_scale: float = 1.0
+    centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray, up: np.ndarray, image_bgr: np.ndarray | None,
+    image_scale: float = 1.0,
 ) -> tuple[list[list[list[int]]], list[RackCue]]:
-    """Pairs of stacked ledge rows (a rack's two ledges) where a rack is seen in the photo; each
-    rack is [top row, bottom row]. Without the photo no rack is seen."""
+    """Stacked ledge rows (a rack's tiers) where a rack is seen in the photo; each rack is its
+    rows, top row first. Without the photo no rack is seen."""
     if image_bgr is None:
         return [], []
-    rows = _ledge_rows(centres, boxes, widths)
-    rows.sort(key=lambda r: float(np.mean(centres[r, 1])))
+    rows = _ledge_rows(centres, boxes, widths, up)
+    # A row of two tiles says too little of a slope to be trusted at one (strewn tiles): such a
+    # row is a rack's tier only when flat, or when stacked on a rack already seen.
+    sure = [len(r) >= 3 or _flat(r, boxes) for r in rows]
     image_boxes = boxes / image_scale  # the boxes in the pixels of the image looked at
     box_list, width_list = boxes.tolist(), widths.tolist()
     stats = [_row_stats(r, box_list, width_list) for r in rows]
-    bh = boxes[:, 3] - boxes[:, 1]
-    racks: list[list[list[int]]] = []
+    racks: list[list[int]] = []  # each rack as indices into rows, top row first
     cues: list[RackCue] = []
     taken: set[int] = set()
     for a in range(len(rows)):
-        for b in range(a + 1, len(rows)):
-            if a in taken or b in taken or len(rows[a]) + len(rows[b]) < RACK_MIN_TILES:
+        for b in range(len(rows)):
+            if a == b or a in taken or b in taken or not (sure[a] and sure[b]) or len(rows[a]) + len(rows[b]) < RACK_MIN_TILES:
                 continue
-            top, bottom = stats[a], stats[b]
-            h = (top.h + bottom.h) / 2
-            w = (top.w + bottom.w) / 2
-            if abs(top.h - bottom.h) > RACK_HEIGHT_TOLERANCE * h:
+            if not _stacked(stats[a], stats[b]):
                 continue
-            if not (-0.25 * h <= bottom.top - top.bottom <= RACK_ROW_GAP * h):
-                continue
-            if min(top.right, bottom.right) - max(top.left, bottom.left) <= 0:
-                continue  # side by side, not one above the other
             cue = rack_cue(image_bgr, image_boxes, [rows[a], rows[b]])
             if cue is not None:
-                racks.append([list(rows[a]), list(rows[b])])
+                racks.append([a, b])
                 cues.append(cue)
                 taken.update((a, b))
     # A rack with one tier (or one tier standing beside a table's sets): a ledge row alone.
     for a, row in enumerate(rows):
-        if a not in taken and len(row) >= RACK_MIN_TILES:
+        if a not in taken and len(row) >= RACK_MIN_TILES and sure[a]:
             cue = rack_cue(image_bgr, image_boxes, [row])
             if cue is not None:
-                racks.append([list(row)])
+                racks.append([a])
                 cues.append(cue)
                 taken.add(a)
+    # Further tiers: a ledge row of two tiles or more (or a rack of one tier found above) stacked
+    # right above or below a rack seen, across a gap of up to RACK_TIER_GAP tile heights (a tall
+    # rack's back wall shows between its tiers), where the photo shows a rack under them all.
+    merged = True
+    while merged:
+        merged = False
+        for k, rack in enumerate(racks):
+            for c in range(len(rows)):
+                owner = next((j for j, other in enumerate(racks) if c in other), None)
+                if len(rows[c]) < 2 or owner == k or (owner is not None and racks[owner] != [c]):
+                    continue
+                if _stacked(stats[c], stats[rack[0]], RACK_TIER_GAP):
+                    grown = [c] + rack
+                elif _stacked(stats[rack[-1]], stats[c], RACK_TIER_GAP):
+                    grown = rack + [c]
+                else:
+                    continue
+                cue = rack_cue(image_bgr, image_boxes, [rows[r] for r in grown])
+                if cue is None:
+                    continue
+                racks[k], cues[k] = grown, cue
+                taken.add(c)
+                if owner is not None:
+                    del racks[owner], cues[owner]
+                merged = True
+                break
+            if merged:
+                break
     # Tiles on a found rack's ledges that the row building left out (a gap wider than the reach,
-    # a slightly different box) join their ledge: same top and bottom lines, near the rack.
-    in_rack = {i for rack in racks for row in rack for i in row}
-    for rack in racks:
+    # a slightly different box) join their ledge: top and bottom on the row's lines, near the rack.
+    out = [[list(rows[a]) for a in rack] for rack in racks]
+    in_rack = {i for rack in out for row in rack for i in row}
+    for rack in out:
         for row in rack:
             grown = True
             while grown:
                 grown = False
-                h = float(np.median(bh[row]))
-                top_y, bottom_y = float(np.median(boxes[row, 1])), float(np.median(boxes[row, 3]))
-                w = float(np.median(widths[row]))
-                left, right = boxes[row, 0].min(), boxes[row, 2].max()
+                st = _row_stats(row, box_list, width_list)
                 for i in range(len(boxes)):
                     if i in in_rack:
                         continue
-                    if abs(boxes[i, 1] - top_y) > 0.2 * h or abs(boxes[i, 3] - bottom_y) > 0.2 * h:
+                    x = float(centres[i, 0])
+                    top, bottom = st.at(st.top, x), st.at(st.bottom, x)
+                    h = bottom - top
+                    if abs(boxes[i, 1] - top) > 0.2 * h or abs(boxes[i, 3] - bottom) > 0.2 * h:
                         continue
-                    if boxes[i, 2] < left - RACK_ROW_REACH * w or boxes[i, 0] > right + RACK_ROW_REACH * w:
+                    if boxes[i, 2] < st.left - RACK_ROW_REACH * st.w or boxes[i, 0] > st.right + RACK_ROW_REACH * st.w:
                         continue
                     row.append(i)
                     in_rack.add(i)
                     grown = True
             row.sort(key=lambda i: centres[i, 0])
     cues = [RackCue("seen", len(rack), sum(len(r) for r in rack), c.backdrop_share, c.bar_contrast)
-            for rack, c in zip(racks, cues)]
-    return racks, cues
+            for rack, c in zip(out, cues)]
+    return out, cues
 
 
 def rack_cue(image_bgr: np.ndarray, boxes_xyxy: np.ndarray, rows: list[list[int]]) -> RackCue | None:
     """The image's evidence that ``rows`` of tiles stand on a rack, or None when none is seen.
 
     A rack shows between and under its tiles (its bar, back wall and the ledge's lip): at least
-    ``RACK_BACKDROP_SHARE`` of the rectangle the rows span, down to a lip of 0.15 tile heights,
-    is not covered by any tile box, and the median colour of that backdrop differs from the table
+    ``RACK_BACKDROP_SHARE`` of the band the rows span, down to a lip of 0.15 tile heights, is not
+    covered by any tile box, and the median colour of that backdrop differs from the table
     around the rack (a band 0.4-1 tile heights below or above it, or 0.5-1.5 tile widths beside
     it; tiles excluded) by ``RACK_BAR_CONTRAST`` or more in CIELAB. Flat tiles in rows show the
     table between them, the same table as around them. That backdrop must also look like a
     rack's plastic: at least ``RACK_FACE_CONTRAST`` from the tiles' own colour (flat tiles seen
     at an angle show their sides under them) and grey (chroma at most ``RACK_GREY_CHROMA``) or
-    dark (lightness at most ``RACK_DARK_L``), not a coloured or printed table.
+    dark (lightness at most ``RACK_DARK_L``), not a coloured or printed table. The bands follow
+    the rows' slope (a rack seen at an angle runs diagonally across the photo): "above" and
+    "below" are measured from the line through the rows' centres.
     """
     import cv2  # lazy: the layout itself is numpy only
 
@@ -533,11 +653,19 @@ def rack_cue(image_bgr: np.ndarray, boxes_xyxy: np.ndarray, rows: list[list[int]
     b = boxes[idx]
     h = float(np.median(b[:, 3] - b[:, 1]))
     w = float(np.median(b[:, 2] - b[:, 0]))
+    # The rows' slope (tiles' centres; rows of one tile say nothing), weighted by their tiles.
+    fits = [(len(r), _line(((boxes[r, 0] + boxes[r, 2]) / 2).tolist(), ((boxes[r, 1] + boxes[r, 3]) / 2).tolist())[0])
+            for r in rows if len(r) >= 2]
+    slope = sum(n * s for n, s in fits) / sum(n for n, _ in fits) if fits else 0.0
+    x_ref = float((b[:, 0].min() + b[:, 2].max()) / 2)
+    shift = slope * ((b[:, 0] + b[:, 2]) / 2 - x_ref)  # each tile's height on the sloped line
     left, right = float(b[:, 0].min()), float(b[:, 2].max())
-    top, bottom = float(b[:, 1].min()), float(b[:, 3].max()) + 0.15 * h
+    top, bottom = float((b[:, 1] - shift).min()), float((b[:, 3] - shift).max()) + 0.15 * h
     # Work on the region around the rack only, at most about 40 px a tile height (fast on 12 MP).
-    rx1, ry1 = max(0, int(left - 1.5 * w)), max(0, int(top - 1.0 * h))
-    rx2, ry2 = min(img_w, int(math.ceil(right + 1.5 * w))), min(img_h, int(math.ceil(bottom + 1.0 * h)))
+    xs = (left - 1.5 * w, right + 1.5 * w)
+    ys = [v + slope * (x - x_ref) for x in xs for v in (top - 1.0 * h, bottom + 1.0 * h)]
+    rx1, ry1 = max(0, int(xs[0])), max(0, int(min(ys)))
+    rx2, ry2 = min(img_w, int(math.ceil(xs[1]))), min(img_h, int(math.ceil(max(ys))))
     if rx2 <= rx1 or ry2 <= ry1:
         return None
     step = max(1, int(h / 40))
@@ -550,14 +678,15 @@ def rack_cue(image_bgr: np.ndarray, boxes_xyxy: np.ndarray, rows: list[list[int]
         r1, r2 = int((y1 - pad - ry1) // step), int(math.ceil((y2 + pad - ry1) / step))
         if c2 > 0 and r2 > 0 and c1 < lab.shape[1] and r1 < lab.shape[0]:
             tile_mask[max(0, r1):r2, max(0, c1):c2] = True
+    # Each sample's x and its height above or below the rows' sloped line (v: y on a flat rack).
+    sample_x = (rx1 + step * np.arange(lab.shape[1], dtype=np.float64))[None, :]
+    sample_v = (ry1 + step * np.arange(lab.shape[0], dtype=np.float64))[:, None] - slope * (sample_x - x_ref)
 
-    def region(x1: float, y1: float, x2: float, y2: float) -> tuple[np.ndarray, int]:
-        """Lab pixels of the region that no tile covers, and the region's area (in samples)."""
-        c1, c2 = max(0, int((x1 - rx1) / step)), min(lab.shape[1], int((x2 - rx1) / step))
-        r1, r2 = max(0, int((y1 - ry1) / step)), min(lab.shape[0], int((y2 - ry1) / step))
-        if c2 <= c1 or r2 <= r1:
-            return np.zeros((0, 3), np.float32), 0
-        return lab[r1:r2, c1:c2][~tile_mask[r1:r2, c1:c2]], (r2 - r1) * (c2 - c1)
+    def region(x1: float, v1: float, x2: float, v2: float) -> tuple[np.ndarray, int]:
+        """Lab pixels of the region (x between x1 and x2, v between v1 and v2) that no tile
+        covers, and the region's area (in samples)."""
+        inside = (sample_x >= x1) & (sample_x < x2) & (sample_v >= v1) & (sample_v < v2)
+        return lab[inside & ~tile_mask], int(inside.sum())
 
     inside, area = region(left, top, right, bottom)
     if area == 0 or len(inside) < 30:
@@ -715,7 +844,7 @@ def _group_kept(boxes: np.ndarray, up: np.ndarray, mode: str, image_bgr: np.ndar
             racks = [[[sub[k] for k in row] for row in rows]]
             cues = [RackCue("kept", len(rows), len(sub))]
     else:
-        racks, cues = _find_racks(centres, boxes, widths, image_bgr, image_scale)
+        racks, cues = _find_racks(centres, boxes, widths, up, image_bgr, image_scale)
     in_rack = {i for rack in racks for row in rack for i in row}
     sets: list[tuple[int, ...]] = []
     axes: list[tuple[float, float]] = []
