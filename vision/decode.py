@@ -51,7 +51,7 @@ from referee.ruleset import RuleSet
 from referee.sets import check_set
 from referee.tiles import JOKER, Tile
 from vision.detections import N_CODES, TileDetections
-from vision.layout import MODES, Layout, group_sets
+from vision.layout import MODES, Layout, group_sets, rack_slope
 from vision.reading import UNREADABLE, Doubt, NotTile, ReadSet, ReadTile, TableReading
 
 __all__ = [
@@ -290,15 +290,29 @@ def _bar_boxes(boxes_xyxy: np.ndarray, layout: Layout) -> set[int]:
     if not upright:
         return set()
     h = float(np.median(bh[upright]))
-    left, right = boxes[upright, 0].min(), boxes[upright, 2].max()
-    top, bottom = boxes[upright, 1].min(), boxes[upright, 3].max()
+    cxs, cys = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+    # Seen, only boxes on a rack's span are its bar: measured along the rack's rows (a rack seen
+    # at an angle runs diagonally across the photo, the table's tiles above and below its span).
+    spans = []
+    first = 0
+    for cue in layout.racks:
+        rows = layout.rack_rows[first:first + cue.rows]
+        first += cue.rows
+        mine = [i for row in rows for i in row if bh[i] >= bw[i]]
+        if not mine:
+            continue
+        slope = rack_slope(boxes, rows)
+        x_ref = float(cxs[mine].mean())
+        shift = slope * (cxs[mine] - x_ref)
+        spans.append((slope, x_ref, float(boxes[mine, 0].min()), float(boxes[mine, 2].max()),
+                      float((boxes[mine, 1] - shift).min()), float((boxes[mine, 3] - shift).max())))
     out = set()
     for i in range(len(boxes)):
         if bh[i] >= BAR_MAX_HEIGHT * h or bw[i] <= bh[i]:
             continue
-        cx, cy = (boxes[i, 0] + boxes[i, 2]) / 2, (boxes[i, 1] + boxes[i, 3]) / 2
-        # Told, the whole photo is the rack; seen, only boxes on the rack's span are its bar.
-        if told or (left <= cx <= right and top <= cy <= bottom + h):
+        # Told, the whole photo is the rack.
+        if told or any(left <= cxs[i] <= right and top <= cys[i] - slope * (cxs[i] - x_ref) <= bottom + h
+                       for slope, x_ref, left, right, top, bottom in spans):
             out.add(i)
     return out
 

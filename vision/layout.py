@@ -72,6 +72,7 @@ __all__ = [
     "RACK_EVIDENCE",
     "MODES",
     "rack_cue",
+    "rack_slope",
 ]
 
 # The constants below were chosen on the labelled real photos of train and valid only (the test
@@ -628,6 +629,20 @@ def _find_racks(
     return out, cues
 
 
+def rack_slope(boxes_xyxy: np.ndarray, rows: Iterable[Iterable[int]]) -> float:
+    """The slope (``dy / dx`` in the photo) of a rack's rows: the mean of its rows' (least-squares
+    lines through their tiles' centres), weighted by their tiles; rows of one tile say nothing.
+    0 for a rack seen level, or with no row of two tiles."""
+    boxes = np.asarray(boxes_xyxy, dtype=np.float64).reshape(-1, 4)
+    fits = []
+    for row in rows:
+        r = list(row)
+        if len(r) >= 2:
+            xs, ys = ((boxes[r, 0] + boxes[r, 2]) / 2).tolist(), ((boxes[r, 1] + boxes[r, 3]) / 2).tolist()
+            fits.append((len(r), _line(xs, ys)[0]))
+    return sum(n * s for n, s in fits) / sum(n for n, _ in fits) if fits else 0.0
+
+
 def rack_cue(image_bgr: np.ndarray, boxes_xyxy: np.ndarray, rows: list[list[int]]) -> RackCue | None:
     """The image's evidence that ``rows`` of tiles stand on a rack, or None when none is seen.
 
@@ -653,10 +668,7 @@ def rack_cue(image_bgr: np.ndarray, boxes_xyxy: np.ndarray, rows: list[list[int]
     b = boxes[idx]
     h = float(np.median(b[:, 3] - b[:, 1]))
     w = float(np.median(b[:, 2] - b[:, 0]))
-    # The rows' slope (tiles' centres; rows of one tile say nothing), weighted by their tiles.
-    fits = [(len(r), _line(((boxes[r, 0] + boxes[r, 2]) / 2).tolist(), ((boxes[r, 1] + boxes[r, 3]) / 2).tolist())[0])
-            for r in rows if len(r) >= 2]
-    slope = sum(n * s for n, s in fits) / sum(n for n, _ in fits) if fits else 0.0
+    slope = rack_slope(boxes, rows)
     x_ref = float((b[:, 0].min() + b[:, 2].max()) / 2)
     shift = slope * ((b[:, 0] + b[:, 2]) / 2 - x_ref)  # each tile's height on the sloped line
     left, right = float(b[:, 0].min()), float(b[:, 2].max())
