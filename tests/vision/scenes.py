@@ -113,13 +113,19 @@ def table_scene(notation: str, rows: int | None = None) -> Scene:
 
 
 def draw_photo(boxes: np.ndarray, size: tuple[int, int] = (1600, 1200), table_bgr: tuple[int, int, int] = (150, 170, 190),
-               rack_of: list[int] | None = None, rack_bgr: tuple[int, int, int] = (25, 25, 25)) -> np.ndarray:
+               rack_of: list[int] | None = None, rack_bgr: tuple[int, int, int] = (25, 25, 25),
+               rack_polygon: np.ndarray | None = None) -> np.ndarray:
     """A plain photo for the boxes: a table, cream tiles, and, behind the tiles ``rack_of``, a
-    rack: its back wall and bar a little wider than the tiles and a lip under them."""
+    rack: its back wall and bar a little wider than the tiles and a lip under them (or, given,
+    the ``rack_polygon``'s (K, 2) pixel corners: a rack seen at an angle)."""
     w, h = size
     img = np.empty((h, w, 3), np.uint8)
     img[:] = table_bgr
-    if rack_of:
+    if rack_polygon is not None:
+        import cv2
+
+        cv2.fillPoly(img, [np.round(rack_polygon).astype(np.int32)], rack_bgr)
+    elif rack_of:
         b = boxes[rack_of]
         tile_w = float(np.median(b[:, 2] - b[:, 0]))
         tile_h = float(np.median(b[:, 3] - b[:, 1]))

@@ -463,3 +463,31 @@ def test_simulated_reader_on_the_real_labelled_sets() -> None:
     assert uncertain["fixed"] >= 0.6 * (uncertain["fixed"] + uncertain["still_wrong"])
     assert uncertain["spoiled"] <= 0.04 * (uncertain["spoiled"] + uncertain["still_right"])
     assert report.sets["illegal_read_legal"] <= 0.02 * report.sets["illegal"] + 1
+
+
+def test_table_tiles_beside_a_rack_seen_at_an_angle_are_not_its_bar() -> None:
+    # Issue 15: a rack seen at an angle runs diagonally across the photo; the table's tiles lying
+    # above its low end (short, wide boxes) were inside the rack's upright rectangle and were cut
+    # as its bar. The bar is looked for along the rack's rows.
+    import math
+
+    scene = Scene()
+    # Taken-out tiles leave gaps (the rack's plastic shows between the tiles' boxes).
+    slots = [True, False, True, True, False, True, True, False, True, True, False, True]
+    scene.add_rack_row(0, 0, slots, tiles=parse_tiles("R1 R2 R3 R4 R5 R6 R7 R8"))
+    boxes, _ = scene.view(angle_deg=-20.0, px=50)
+    left, low_top = boxes[:, 0].min(), boxes[:, 1].max()
+    table = np.array([[left + k * 42, low_top - 110, left + k * 42 + 40, low_top - 86] for k in range(3)], float)
+    assert (table[:, 1] > boxes[:, 1].min()).all()  # inside the rack's upright rectangle
+    a = math.radians(-20.0)
+    along, across = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+    c = boxes.reshape(-1, 2, 2).mean(axis=1).mean(axis=0)
+    half_l, half_a = (boxes[:, 2].max() - boxes[:, 0].min()) / 2 / math.cos(a), 45.0
+    rack = np.array([c + sx * half_l * along + sy * half_a * across for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+    photo = draw_photo(np.vstack([boxes, table]), rack_polygon=rack)
+    probs = np.vstack([_onehot(scene.tiles), _onehot(list(parse_tiles("K5 K6 K7")))])
+    det = TileDetections(np.vstack([boxes, table]), np.ones(11), probs)
+    reading = build_reading((1600, 1200), det, RuleSet.classic(), "table", image_bgr=photo)
+    assert reading.rack_cues and reading.rack_cues[0].source == "seen"
+    assert reading.not_tiles == () and len(reading.tiles) == 11
+    assert sorted(len(r) for r in reading.rack_rows) == [8]

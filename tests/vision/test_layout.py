@@ -458,3 +458,63 @@ def test_scenes_rendered_into_a_folder_are_scored(tmp_path: Path) -> None:
     assert totals["table"]["racks_called"] == 0
     with pytest.raises(FileNotFoundError, match="no rendered scenes"):
         evaluate_folder(tmp_path / "nothing")
+
+
+def _tilted_rack(angle: float, perspective: float = 0.0, up: bool = False, **photo: object
+                 ) -> tuple[Scene, np.ndarray, np.ndarray, np.ndarray]:
+    """The two-row rack photographed at an angle: its boxes, up vectors, and a photo with the rack
+    (back wall, bar and lip, turned with the tiles) behind them."""
+    s = _rack()
+    boxes, ups = s.view(angle_deg=angle, px=50, perspective=perspective)
+    flat, _ = s.view(px=50)
+    tile_w = float(np.median(flat[:, 2] - flat[:, 0]))
+    tile_h = float(np.median(flat[:, 3] - flat[:, 1]))
+    x1, y1 = flat[:, 0].min() - 0.6 * tile_w, flat[:, 1].min() - 0.1 * tile_h
+    x2, y2 = flat[:, 2].max() + 0.6 * tile_w, flat[:, 3].max() + 0.2 * tile_h
+    # The rack's rectangle turned (and shrunk towards the top) as Scene.view turns the tiles.
+    a = math.radians(angle)
+    corners = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]]) - np.array([800.0, 600.0])
+    corners = corners @ np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]]).T
+    if perspective:
+        corners = corners / (1.0 + perspective * (0.5 - (corners[:, 1] + 600.0) / 1200.0))[:, None]
+    photo_bgr = draw_photo(boxes, rack_polygon=corners + np.array([800.0, 600.0]), **photo)  # type: ignore[arg-type]
+    return s, boxes, ups if up else None, photo_bgr
+
+
+@pytest.mark.parametrize(("angle", "perspective", "up"),
+                         [(-15.0, 0.0, False), (15.0, 0.0, True), (-25.0, 0.6, True), (22.0, 0.4, False)])
+def test_rack_seen_at_an_angle_is_found(angle: float, perspective: float, up: bool) -> None:
+    # Issue 15: a rack in front of the table, photographed over it at an angle, runs diagonally
+    # across the photo (tilted 15 degrees and more, its tiles shrinking along it); its tiles were
+    # grouped into invented sets on the table that read as illegal.
+    s, boxes, ups, photo = _tilted_rack(angle, perspective, up)
+    if perspective:
+        heights = boxes[:, 3] - boxes[:, 1]
+        assert heights.max() > 1.15 * heights.min()  # the tiles really shrink along the rack
+    layout = group_sets(boxes, ups, image_bgr=photo)
+    assert [set(r) for r in layout.rack_rows] == [set(r) for r in s.rack_rows]
+    assert layout.sets == () and layout.loose == ()
+    assert layout.racks[0].source == "seen" and layout.racks[0].rows == 2
+
+
+@pytest.mark.parametrize("angle", [-25.0, -12.0, 18.0, 28.0])
+def test_flat_rows_at_an_angle_are_never_a_rack(angle: float) -> None:
+    # The same rows tilted lie flat on tables of every kind (no rack behind them): table tiles.
+    s = _rack()
+    boxes, ups = s.view(angle_deg=angle, px=50)
+    for table in ((150, 170, 190), (30, 30, 30), (110, 110, 110), (60, 90, 140)):
+        for up in (None, ups):
+            layout = group_sets(boxes, up, image_bgr=draw_photo(boxes, table_bgr=table))
+            assert layout.rack_rows == () and layout.racks == (), (table, up is None)
+    # Flat rows over something unlike the table (a dark plank, a printed blob) are not a rack either.
+    _, boxes, _, photo = _tilted_rack(angle, rack_bgr=(200, 60, 150), table_bgr=(235, 200, 170))
+    assert group_sets(boxes, image_bgr=photo).rack_rows == ()
+
+
+def test_strewn_tiles_in_diagonal_pairs_are_not_a_rack() -> None:
+    # Real photo rummy4-28 (tiles strewn on a grey cloth): two pairs of tiles, each pair on a
+    # 30-degree diagonal, one pair right under the other, were taken for a rack of two tiers.
+    # A row of two tiles says too little of a slope: it pairs with another only when level.
+    boxes = np.array([[100, 400, 230, 530], [230, 325, 360, 455], [100, 540, 230, 670], [230, 465, 360, 595]], float)
+    layout = group_sets(boxes, image_bgr=draw_photo(boxes, table_bgr=(120, 120, 120), rack_of=[0, 1, 2, 3]))
+    assert layout.rack_rows == ()
