@@ -650,7 +650,9 @@ def _find_racks(
 def rack_slope(boxes_xyxy: np.ndarray, rows: Iterable[Iterable[int]]) -> float:
     """The slope (``dy / dx`` in the photo) of a rack's rows: the mean of its rows' (least-squares
     lines through their tiles' centres), weighted by their tiles; rows of one tile say nothing.
-    0 for a rack seen level, or with no row of two tiles."""
+    0 for a rack within ``RACK_TILT_STEP_DEG`` of level (measured level, as before racks were
+    looked for at an angle: a degree of slope moved the bands around a level row of flat tiles on
+    a dark table onto their sides, and called them a rack), or with no row of two tiles."""
     boxes = np.asarray(boxes_xyxy, dtype=np.float64).reshape(-1, 4)
     fits = []
     for row in rows:
@@ -658,7 +660,8 @@ def rack_slope(boxes_xyxy: np.ndarray, rows: Iterable[Iterable[int]]) -> float:
         if len(r) >= 2:
             xs, ys = ((boxes[r, 0] + boxes[r, 2]) / 2).tolist(), ((boxes[r, 1] + boxes[r, 3]) / 2).tolist()
             fits.append((len(r), _line(xs, ys)[0]))
-    return sum(n * s for n, s in fits) / sum(n for n, _ in fits) if fits else 0.0
+    slope = sum(n * s for n, s in fits) / sum(n for n, _ in fits) if fits else 0.0
+    return slope if abs(slope) > math.tan(math.radians(RACK_TILT_STEP_DEG)) else 0.0
 
 
 def rack_cue(image_bgr: np.ndarray, boxes_xyxy: np.ndarray, rows: list[list[int]]) -> RackCue | None:
