@@ -456,8 +456,9 @@ def _ledge_rows(centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray, up: 
     order = [i for i in np.argsort(centres[:, 0], kind="stable").tolist() if upright[i]]
     steps = int(RACK_SEEN_TILT_DEG // RACK_TILT_STEP_DEG)
     tilts = sorted((k * RACK_TILT_STEP_DEG for k in range(-steps, steps + 1)), key=abs)
-    found = [r for tilt in tilts for r in _level_rows(order, centres, boxes, widths, math.tan(math.radians(tilt)))
-             if len(r) >= 2]
+    # Plain floats: these loops run for every photo and numpy calls on scalars are slow.
+    lists = ([v.tolist() for v in boxes.T], centres[:, 0].tolist(), widths.tolist())
+    found = [r for tilt in tilts for r in _level_rows(order, *lists, math.tan(math.radians(tilt))) if len(r) >= 2]
     found.sort(key=len, reverse=True)  # stable: of rows as long, the least tilted first
     rows: list[list[int]] = []
     used: set[int] = set()
@@ -468,22 +469,25 @@ def _ledge_rows(centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray, up: 
     return rows + [[i] for i in order if i not in used]
 
 
-def _level_rows(order: list[int], centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray,
+def _level_rows(order: list[int], box_columns: list[list[float]], cx: list[float], w: list[float],
                 slope: float) -> list[list[int]]:
     """Rows along lines of the given slope (``dy / dx``), built left to right (``order``): a tile
     joins a row when it is as tall as the row's last tile (within ``RACK_HEIGHT_TOLERANCE``:
     perspective shrinks the tiles along a rack seen at an angle), its bottom and top within 0.15
     tile heights of that tile's once the slope is taken out, and its centre at most
-    ``RACK_ROW_REACH`` tile widths from that tile's (taken-out tiles leave gaps)."""
-    # Plain floats: these loops run for every photo and numpy calls on scalars are slow.
-    x1, y1, x2, y2 = (boxes[:, k].tolist() for k in range(4))
-    cx = centres[:, 0].tolist()
-    w = widths.tolist()
+    ``RACK_ROW_REACH`` tile widths from that tile's (taken-out tiles leave gaps). The boxes come
+    as their four columns (x1, y1, x2, y2), with the centres' x and the tile widths, as lists."""
+    _, y1, _, y2 = box_columns
     rows: list[list[int]] = []
+    open_rows: list[int] = []  # rows whose last tile may still reach a tile further right
+    w_max = max(w) if w else 0.0
     for i in order:
         bh = y2[i] - y1[i]
         best, best_dx = -1, float("inf")
-        for r, row in enumerate(rows):
+        # Tiles come left to right: a row out of reach now is out of reach for every later tile.
+        open_rows = [r for r in open_rows if cx[i] - cx[rows[r][-1]] <= RACK_ROW_REACH * (w[rows[r][-1]] + w_max) / 2]
+        for r in open_rows:
+            row = rows[r]
             last = row[-1]
             h = y2[last] - y1[last]
             dx = cx[i] - cx[last]
@@ -500,6 +504,7 @@ def _level_rows(order: list[int], centres: np.ndarray, boxes: np.ndarray, widths
             rows[best].append(i)
         else:
             rows.append([i])
+            open_rows.append(len(rows) - 1)
     return rows
 
 
