@@ -34,7 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--confirm-read", default="0.9", help="reader certainty such a box needs, to try")
     p.add_argument("--min-read", default="0", help="reader certainty every box needs, to try (0: off)")
     p.add_argument("--joker-read", default="0", help="reader certainty a box read as a joker needs, to try (0: off)")
-    p.add_argument("--ninths-below", default="0", help="tile sizes under which far shots are searched in 3 x 3 windows, to try (0: off)")
+    p.add_argument("--ninths-below", default=None,
+                   help="tile sizes under which far shots are searched in 3 x 3 windows, to try (0: off; default: the setting's default)")
     p.add_argument("--limit", type=int, default=None, help="at most this many photos per folder")
     p.add_argument("--models", type=Path, default=None)
     args = p.parse_args(argv)
@@ -49,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     _remember_network_outputs(reader.model)
     grid = itertools.product(*(map(float, v.split(",")) for v in (args.min_score, args.max_covered, args.ocr_below,
                                                                    args.confirm_below, args.confirm_read, args.min_read,
-                                                                   args.joker_read, args.ninths_below)))
+                                                                   args.joker_read,
+                                                                   args.ninths_below or str(DetectorSettings().ninths_below))))
     rows = []
     for min_score, max_covered, ocr_below, confirm_below, confirm_read, min_read, joker_read, ninths_below in grid:
         if confirm_below == 0 and confirm_read != float(args.confirm_read.split(",")[0]):
