@@ -389,13 +389,22 @@ def test_best_arrangement_is_consistent(numbered: list[Tile], jokers: int) -> No
 
 
 def test_search_is_fast() -> None:
-    """Target well under 50 ms a roll (typically 0.1 ms; the heaviest rolls about 10 ms)."""
+    """Target well under 50 ms a roll (typically 0.1 ms; the heaviest rolls about 3-15 ms).
+
+    A bound against a search gone exponential, not a benchmark: the search keeps no cache, so each
+    roll's fastest of three solves is its cost without the machine's other jobs (one solve alone
+    took 0.41 s once in CI on a busy machine, 14 ms here), after a warm-up roll.
+    """
+    best_arrangement("B1 B2 B3 O9 O10 K4 R8 J J")
     worst = 0.0
     for faces in ("R1 R2 R3 R4 R5 R6 R7 J J", "K5 K6 K7 B5 B6 B7 O5 J J", "R5 R6 R7 B5 B6 B7 O5 J J"):
-        start = time.perf_counter()
-        best_arrangement(faces)
-        worst = max(worst, time.perf_counter() - start)
-    assert worst < 0.25  # generous: the machine may be busy
+        fastest = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            best_arrangement(faces)
+            fastest = min(fastest, time.perf_counter() - start)
+        worst = max(worst, fastest)
+    assert worst < 0.25
 
 
 # --- score sheet ------------------------------------------------------------------------------------
