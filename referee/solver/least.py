@@ -839,6 +839,18 @@ class _CutNow(Exception):
     """Raised inside :func:`_branch_and_bound`'s search when it is time to add cuts at the root."""
 
 
+def _gmi_weight(a: float, f0: float, continuous: bool) -> float | None:
+    """The Gomory mixed-integer cut's weight of a nonbasic variable (measured from its bound) whose
+    tableau coefficient is ``a``, in a row whose basic variable has fractional part ``f0``; None
+    when an integer variable's coefficient is integral (it drops out of the cut)."""
+    if continuous:
+        return a / f0 if a > 0 else -a / (1.0 - f0)
+    fa = a - math.floor(a)
+    if fa < 1e-9 or fa > 1 - 1e-9:
+        return None
+    return fa / f0 if fa <= f0 else (1.0 - fa) / (1.0 - f0)
+
+
 def _gomory_cuts(h: Any, rows: _Rows, upper: list[int], rounds: int, time_limit: float, whole: int) -> None:
     """Solve the root relaxation of ``h`` (the programme ``rows``, columns 0 to ``upper``, the
     first ``whole`` integral) and add up to ``rounds`` rounds of Gomory mixed-integer cuts to
@@ -887,7 +899,6 @@ def _gomory_cuts(h: Any, rows: _Rows, upper: list[int], rounds: int, time_limit:
             brow = h.getBasisInverseRow(p)[1].tolist()
             coef = [0.0] * n
             rhs = 1.0
-            floor = math.floor
             valid = True
             for j in compress(range(n), trow):  # (the nonzero entries, found in C)
                 if col_basic[j]:
@@ -897,14 +908,9 @@ def _gomory_cuts(h: Any, rows: _Rows, upper: list[int], rounds: int, time_limit:
                 if not up and abs(x[j]) > 1e-7:
                     valid = False
                     break
-                a = -trow[j] if up else trow[j]
-                if j >= whole:  # (a continuous column)
-                    w = a / f0 if a > 0 else -a / (1.0 - f0)
-                else:
-                    fa = a - floor(a)
-                    if fa < 1e-9 or fa > 1 - 1e-9:
-                        continue
-                    w = fa / f0 if fa <= f0 else (1.0 - fa) / (1.0 - f0)
+                w = _gmi_weight(-trow[j] if up else trow[j], f0, j >= whole)  # (j >= whole: a continuous column)
+                if w is None:
+                    continue
                 # u = x (at 0) or upper - x (at its upper bound), u >= 0.
                 if up:
                     coef[j] -= w
@@ -919,7 +925,7 @@ def _gomory_cuts(h: Any, rows: _Rows, upper: list[int], rounds: int, time_limit:
                 a = -brow[r_]  # (the row activity's coefficient in the tableau row)
                 if r_ >= m0:
                     # A cut's row: continuous (fractional coefficients), at its lower bound.
-                    w = a / f0 if a > 0 else -a / (1.0 - f0)
+                    w = _gmi_weight(a, f0, True)
                     entries, bound = cut_rows[r_ - m0]
                     for c_, v_ in entries.items():
                         coef[c_] += w * v_
@@ -939,15 +945,9 @@ def _gomory_cuts(h: Any, rows: _Rows, upper: list[int], rounds: int, time_limit:
                 else:
                     valid = False
                     break
-                if up:
-                    a = -a
-                if continuous:  # (a row holding a continuous column)
-                    w = a / f0 if a > 0 else -a / (1.0 - f0)
-                else:
-                    fa = a - floor(a)
-                    if fa < 1e-9 or fa > 1 - 1e-9:
-                        continue
-                    w = fa / f0 if fa <= f0 else (1.0 - fa) / (1.0 - f0)
+                w = _gmi_weight(-a if up else a, f0, continuous)  # (continuous: a row holding a continuous column)
+                if w is None:
+                    continue
                 # u = r - lo (at lo) or hi - r (at hi), r = A x.
                 sign = -w if up else w
                 for c_, v_ in zip(cols_r, vals_r):
