@@ -214,6 +214,7 @@ def _rack_jokers_placed(
                 splits = splits[:1]
                 break
     best: tuple[int, dict[int, int], set[tuple[int, int]]] | None = None
+    new_tallies = [tile_tally(s) for s in new_idx]  # once; each split takes its jokers off a copy
     for split in splits:
         forced = set(above)
         for j, n in zip(sets, split):
@@ -221,7 +222,7 @@ def _rack_jokers_placed(
         held: dict[int, int] = {}
         for j, _pos in forced:
             held[j] = held.get(j, 0) + 1
-        tallies = [tile_tally(s) for s in new_idx]
+        tallies = [dict(t) for t in new_tallies]
         for j, n in held.items():
             tallies[j][52] -= n
             if not tallies[j][52]:
