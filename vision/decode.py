@@ -32,7 +32,9 @@ Racks (the player said so, or one is seen; :mod:`vision.layout`) are read as rac
   tier) is every tile's up: a tile read as 6 or 9 with its up the other way is swapped, however
   sure the reader was;
 * a short, wide box (under ``BAR_MAX_HEIGHT`` of the rack tiles' height, wider than tall) on a
-  rack is the rack's bar or its wordmark, not a tile: it is left out and listed in ``not_tiles``;
+  rack's span, with no box of its height beside it, is the rack's bar or its wordmark, not a tile:
+  it is left out and listed in ``not_tiles`` (tiles lying flat in a line on the table, in front of
+  or behind the rack, are short and wide too, and stay tiles);
 * a tile cut by the photo's edge (its box touches the edge and is under ``CUT_MAX_SIZE`` of its
   neighbours' size across that edge) is marked ``cut`` and left out of the rack's total;
 * the rack's tiles come in reading order: tiers top first, each left to right.
@@ -285,14 +287,14 @@ def _bar_boxes(boxes_xyxy: np.ndarray, layout: Layout) -> set[int]:
     boxes = np.asarray(boxes_xyxy, dtype=np.float64)
     bw, bh = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
     on_rack = [i for row in layout.rack_rows for i in row]
-    told = any(c.source == "told" for c in layout.racks)
     upright = [i for i in on_rack if bh[i] >= bw[i]]
     if not upright:
         return set()
     h = float(np.median(bh[upright]))
     cxs, cys = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
-    # Seen, only boxes on a rack's span are its bar: measured along the rack's rows (a rack seen
-    # at an angle runs diagonally across the photo, the table's tiles above and below its span).
+    # Only boxes on a rack's span are its bar, told or seen: measured along the rack's rows (a rack
+    # seen at an angle runs diagonally across the photo, the table's tiles above and below its
+    # span). A told rack's photo often shows table tiles too, lying flat and so short and wide.
     spans = []
     first = 0
     for cue in layout.racks:
@@ -308,13 +310,24 @@ def _bar_boxes(boxes_xyxy: np.ndarray, layout: Layout) -> set[int]:
                       float((boxes[mine, 1] - shift).min()), float((boxes[mine, 3] - shift).max())))
     out = set()
     for i in range(len(boxes)):
-        if bh[i] >= BAR_MAX_HEIGHT * h or bw[i] <= bh[i]:
+        if bh[i] >= BAR_MAX_HEIGHT * h or bw[i] <= bh[i] or _in_a_line(i, boxes, bw, bh, cys):
             continue
-        # Told, the whole photo is the rack.
-        if told or any(left <= cxs[i] <= right and top <= cys[i] - slope * (cxs[i] - x_ref) <= bottom + h
-                       for slope, x_ref, left, right, top, bottom in spans):
+        if any(left <= cxs[i] <= right and top <= cys[i] - slope * (cxs[i] - x_ref) <= bottom + h
+               for slope, x_ref, left, right, top, bottom in spans):
             out.add(i)
     return out
+
+
+def _in_a_line(i: int, boxes: np.ndarray, bw: np.ndarray, bh: np.ndarray, cys: np.ndarray) -> bool:
+    """Whether box ``i`` has a neighbour of its height beside it, edge to edge: tiles lying in a
+    set on the table in front of (or behind) a rack, not the rack's bar, which stands alone."""
+    for j in range(len(boxes)):
+        if j == i or not 0.7 * bh[i] <= bh[j] <= 1.4 * bh[i] or abs(cys[j] - cys[i]) > 0.5 * bh[i]:
+            continue
+        gap = max(boxes[j, 0] - boxes[i, 2], boxes[i, 0] - boxes[j, 2])
+        if gap < 0.5 * bw[i]:
+            return True
+    return False
 
 
 def _cut_by_edge(boxes_xyxy: np.ndarray, width: int, height: int) -> set[int]:

@@ -292,6 +292,24 @@ def test_rack_bar_is_not_a_tile() -> None:
     assert reading.to_dict()["not_tiles"][0]["box"] == [round(float(v), 1) for v in bar[0]]
 
 
+def test_tiles_lying_in_a_line_below_a_told_rack_stay_tiles() -> None:
+    """A rack photo often shows the table's sets too: tiles lying flat look short and wide, like
+    the bar, but they lie side by side and the bar stands alone (rendered rack val scenes: the
+    old rule dropped 103 tiles as the bar, and 3 boxes that were no tile)."""
+    scene = Scene()
+    scene.add_rack_row(0, 0, [True] * 5, tiles=parse_tiles("R1 R2 R3 R4 R5"))
+    boxes, _ = scene.view(px=50)
+    h, w, bottom = boxes[0, 3] - boxes[0, 1], boxes[0, 2] - boxes[0, 0], boxes[:, 3].max()
+    # Three tiles lying flat on the table just in front of the rack, seen from the seat.
+    flat = np.array([[boxes[0, 0] + k * 1.02 * w, bottom + 0.3 * h, boxes[0, 0] + (k * 1.02 + 1) * w, bottom + 0.75 * h]
+                     for k in range(3)])
+    probs = np.vstack([_onehot(scene.tiles), _onehot(parse_tiles("B7 B8 B9"))])
+    det = TileDetections(np.vstack([boxes, flat]), np.ones(8), probs)
+    reading = build_reading((1600, 1200), det, RuleSet.classic(), "rack")
+    assert reading.not_tiles == ()
+    assert sorted(t.code for t in reading.tiles) == sorted("R1 R2 R3 R4 R5 B7 B8 B9".split())
+
+
 def test_tile_cut_by_the_photo_edge_is_reported_and_not_counted() -> None:
     scene = Scene()
     scene.add_rack_row(0, 0, [True] * 5, tiles=parse_tiles("R1 R2 R3 R4 R13"))
