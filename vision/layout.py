@@ -175,6 +175,11 @@ scenes (seed 77, models' boxes): racks exact 18 of 56 with 30, 23 with 40 (and a
 of 50), 23 with 45; no flat tiles called a rack with any."""
 RACK_TILT_STEP_DEG = 2.5
 """Step between the tilts at which ledge rows are looked for."""
+TOLD_MIN_STANDING = 3
+"""A photo the player says is a rack needs this many standing tiles (boxes taller than wide)
+before any of its other tiles is taken as lying on the table beside it (:func:`_beside_told_rack`)."""
+TOLD_FLAT_HEIGHT = 0.8
+"""A box under this share of the standing tiles' median height, wider than tall, lies flat."""
 RACK_BACKDROP_SHARE = 0.1
 """A rack is seen only when at least this share of the rectangle its tiles span (down to the
 ledge's lip under them) is not tile: the rack's bar and back wall, showing between and below the
@@ -868,11 +873,15 @@ def _group_kept(boxes: np.ndarray, up: np.ndarray, mode: str, image_bgr: np.ndar
     else:
         widths = tile_widths(boxes, up_xy=up)
     if mode == "rack":
-        rows = _rack_rows(centres, boxes, up)
-        told = RackCue("told", len(rows), len(boxes))
-        return Layout((), (), tuple(tuple(r) for r in rows), (), widths, (told,))
+        on_table = _beside_told_rack(boxes, centres)
+        if not on_table:
+            rows = _rack_rows(centres, boxes, up)
+            told = RackCue("told", len(rows), len(boxes))
+            return Layout((), (), tuple(tuple(r) for r in rows), (), widths, (told,))
+        # The photo shows the table too: its tiles are laid out as on a table, the rest is the rack.
+        rack_given = set(range(len(boxes))) - on_table
     chains, joins = _link(boxes, centres, widths, up, squash)
-    if mode != "table":
+    if mode == "flat":
         racks, cues = [], []
     elif rack_given is not None:
         racks, cues = [], []
@@ -880,7 +889,7 @@ def _group_kept(boxes: np.ndarray, up: np.ndarray, mode: str, image_bgr: np.ndar
             sub = sorted(rack_given)
             rows = _rack_rows(centres[sub], boxes[sub], up[sub])
             racks = [[[sub[k] for k in row] for row in rows]]
-            cues = [RackCue("kept", len(rows), len(sub))]
+            cues = [RackCue("told" if mode == "rack" else "kept", len(rows), len(sub))]
     else:
         racks, cues = _find_racks(centres, boxes, widths, up, image_bgr, image_scale)
     in_rack = {i for rack in racks for row in rack for i in row}
@@ -908,6 +917,31 @@ def _group_kept(boxes: np.ndarray, up: np.ndarray, mode: str, image_bgr: np.ndar
         tuple(cues),
         tuple((i, j) for i, j in joins if i in ends and j in ends),
     )
+
+
+def _beside_told_rack(boxes: np.ndarray, centres: np.ndarray) -> set[int]:
+    """Tiles of a photo the player said is a rack that lie on the table beside it, not on it.
+
+    Standing on a rack, tiles face the camera: their boxes are taller than wide. A rack photo
+    taken from the seat often shows the table's sets too (in front, behind, beside the rack),
+    lying flat: seen at that angle, shorter than wide and shorter than the standing tiles. Such a
+    box outside the band the standing tiles span (along the rack's slope) or outside their span
+    along it is a table tile. None when most boxes are not standing (a rack seen from above, or
+    a photo turned sideways), so that nothing changes where standing cannot be told from lying."""
+    bw, bh = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+    standing = np.flatnonzero(bh >= bw)
+    if len(standing) < TOLD_MIN_STANDING or len(standing) * 2 < len(boxes) or len(standing) == len(boxes):
+        return set()
+    h = float(np.median(bh[standing]))
+    rows = _rack_rows(centres[standing], boxes[standing])
+    slope = rack_slope(boxes[standing], rows)
+    x_ref = float(centres[standing, 0].mean())
+    level = centres[:, 1] - slope * (centres[:, 0] - x_ref)
+    shift = slope * (centres[standing, 0] - x_ref)
+    top, bottom = float((boxes[standing, 1] - shift).min()), float((boxes[standing, 3] - shift).max())
+    left, right = float(boxes[standing, 0].min()), float(boxes[standing, 2].max())
+    return {int(i) for i in np.flatnonzero((bw > bh) & (bh < TOLD_FLAT_HEIGHT * h))
+            if not (top <= level[i] <= bottom and left <= centres[i, 0] <= right)}
 
 
 def _squash(boxes: np.ndarray, up: np.ndarray, neighbours: int = 4) -> np.ndarray:

@@ -240,6 +240,11 @@ class TableReading:
         if not self.rack_rows:
             return None
         if any(c.source == "told" for c in self.rack_cues):
+            beside = len(self.tiles) - len(self.rack)
+            if beside:
+                return _("You said this photo shows a rack: the {count} tiles standing on it are the rack, "
+                         "and {table} tiles lying on the table beside it are read as the table's.").format(
+                    count=len(self.rack), table=beside)
             return _("You said this photo shows a rack: every tile was read as a rack tile.")
         if self.rack_cues and all(c.source == "kept" for c in self.rack_cues):
             return _("{count} tiles stand on the rack seen in the photo. "

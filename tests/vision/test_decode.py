@@ -308,6 +308,12 @@ def test_tiles_lying_in_a_line_below_a_told_rack_stay_tiles() -> None:
     reading = build_reading((1600, 1200), det, RuleSet.classic(), "rack")
     assert reading.not_tiles == ()
     assert sorted(t.code for t in reading.tiles) == sorted("R1 R2 R3 R4 R5 B7 B8 B9".split())
+    # They lie on the table, not on the rack: a set of their own, out of the rack's total.
+    assert [reading.tiles[i].code for i in reading.rack] == ["R1", "R2", "R3", "R4", "R5"]
+    assert reading.rack_points == 15
+    assert sorted(t.code for t in reading.tiles if not t.rack) == ["B7", "B8", "B9"]
+    assert [c.source for c in reading.rack_cues] == ["told"]
+    assert "the 5 tiles standing on it are the rack, and 3 tiles lying on the table" in reading.rack_note()
 
 
 def test_tile_cut_by_the_photo_edge_is_reported_and_not_counted() -> None:
