@@ -50,7 +50,9 @@ How tiles become sets (see :func:`group_sets`):
    tilted more than ``RACK_SEEN_TILT_DEG``, or whose tiles' boxes cover most of it (tilted tiles' upright boxes
    hide the plastic between them: too little backdrop shows), is not found; the caller then says
    ``mode="rack"`` (every tile is a rack tile, grouped in rows by height, the rows' tilt found
-   within ``RACK_MAX_TILT_DEG``), which gave the right rows on all 27 rack photos.
+   within ``RACK_MAX_TILT_DEG``), which gave the right rows on all 27 rack photos; only tiles
+   lying flat on the table beside the standing ones (:func:`_beside_told_rack`) are laid out as
+   the table's.
    :attr:`Layout.racks` says why each rack was taken as one.
 Chains of one tile are loose tiles. The order of a set here is spatial; the referee's order
 (ascending runs, upside-down photos) is decided in :mod:`vision.decode` with the readings.
@@ -208,7 +210,8 @@ rows of flat tiles taken for a rack before these two checks show their table bet
 chroma 19-107 and lightness 94 or more (wood, felt, printed cloth)."""
 MODES = ("table", "rack", "flat")
 """``table``: sets on the table, and a rack where one is seen; ``rack``: the player says the photo
-shows a rack (every tile is a rack tile); ``flat``: the player says there is no rack in the photo."""
+shows a rack (every tile standing on it is a rack tile, tiles lying flat beside it the table's);
+``flat``: the player says there is no rack in the photo."""
 
 
 @dataclass(frozen=True)
@@ -779,7 +782,7 @@ def group_sets(
         up_xy: optional (N, 2) unit vectors to the top of each tile's face, NaN where unknown;
             only their axis is used for grouping (a tile read upside down groups the same).
         mode: "table" (sets, loose tiles and any rack seen), "rack" (the user says the photo
-            shows a rack: every tile is a rack tile, in rows) or "flat" (the user says there is
+            shows a rack: every tile standing on it is a rack tile, in rows) or "flat" (the user says there is
             no rack in the photo).
         image_bgr: the photo the boxes belong to; in "table" mode a rack is called only where
             the photo shows one (:func:`rack_cue`), so without the photo no rack is called.

@@ -53,7 +53,7 @@ class TableReader:
         """Read every tile of an upright BGR photo, rebuild the sets and check them.
 
         ``mode`` is "table" (sets on the table; a rack where the photo shows one), "rack" (the
-        photo shows one player's rack: every tile is a rack tile) or "flat" (the player says
+        photo shows one player's rack: every tile standing on it is a rack tile) or "flat" (the player says
         there is no rack in the photo).
         """
         h, w = image_bgr.shape[:2]

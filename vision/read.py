@@ -8,7 +8,8 @@ show exactly nine dice (the reading is printed all the same).
 ``--lang`` (en, zh_Hans, zh_Hant, ja, es, or a tag such as zh-TW; default: the POSIX locale) sets
 the language of the summary, the error lines and the sentences in the JSON (doubts, problems).
 
-``--rack`` says the photo shows a player's rack (every tile is a rack tile); ``--no-rack`` says
+``--rack`` says the photo shows a player's rack (every tile standing on it is a rack tile; tiles
+lying flat on the table beside it are the table's); ``--no-rack`` says
 there is no rack in it (every tile lies on the table). Without either, tiles are taken as a rack
 only where the photo shows one, and the summary says so and why.
 
