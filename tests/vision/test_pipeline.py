@@ -143,6 +143,35 @@ def test_far_shot_quarter_pass_finds_small_tiles() -> None:
     assert np.array_equal(near_plain, near_default), "the quarter pass must not start on a close-up photo"
 
 
+def test_close_up_with_far_tiles_is_searched_again() -> None:
+    """A close-up whose sure boxes are large (a rack near the camera) with the table's tiles far
+    behind: the median says "close-up", so only the faint small boxes of the whole photo's run
+    (``small_hints``) start the second search that finds the far tiles."""
+    from vision.boxes import match_boxes
+    from vision.detect import DetectorSettings, TileModel
+    from vision.evaluate.tiles import load_labelled
+
+    item = max(load_labelled(SAMPLE / "test"), key=lambda i: len(i.tiles))
+    photo = cv2.imread(str(item.path))
+    h, w = photo.shape[:2]
+    # The photo as it is (near tiles) above the same photo at a sixth of its size, beside cloth.
+    small = cv2.resize(photo, (w // 6, h // 6), interpolation=cv2.INTER_AREA)
+    canvas = np.full((h + h // 3, w, 3), (70, 100, 60), np.uint8)
+    canvas[:h] = photo
+    top, left = h + (h // 3 - h // 6) // 2, (w - w // 6) // 2
+    canvas[top:top + h // 6, left:left + w // 6] = small
+    far_truth = item.boxes_xyxy / 6 + np.array([left, top, left, top], np.float32)
+
+    def far_found(model: TileModel) -> int:
+        boxes, _scores = model.find_boxes(canvas)
+        return len(match_boxes(boxes, far_truth))
+
+    assert far_found(TileModel()) >= far_found(TileModel(settings=DetectorSettings(small_hints=0))) + 5
+    near_off, _s = TileModel(settings=DetectorSettings(small_hints=0)).find_boxes(photo)
+    near_on, _s = TileModel().find_boxes(photo)
+    assert np.array_equal(near_off, near_on), "the photo alone has no far tiles: no second search"
+
+
 def test_boxes_searched_in_windows_only(reader) -> None:
     """``find_boxes(image, windows)``: the detector looks only inside the windows (tiles cut by a
     window's edge left out), finds there what it finds in the whole photo, and reads a box

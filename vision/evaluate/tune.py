@@ -4,12 +4,13 @@ Every setting of :class:`vision.detect.DetectorSettings` that decides which boxe
 the detector's ``min_score``, the straddling-box filter ``max_covered``, the recogniser's second
 opinion ``ocr_below``, the reader's confirmation of low-scoring boxes ``confirm_below`` /
 ``confirm_read``, the reading every box needs ``min_read`` and a joker needs ``joker_read``, the
-finer second search of far shots ``ninths_below`` - is tried on the given labelled folders (the real ``valid`` split and the
+finer second search of far shots ``ninths_below``, the second search of a close-up with far tiles
+``small_hints`` / ``hint_score`` - is tried on the given labelled folders (the real ``valid`` split and the
 rendered ``val`` scenes; never a test split), and the mean tile F1 over the folders is reported
 for each. The defaults in ``vision/detect.py`` are the best row (models/README.md keeps the table).
 
 The networks run once per photo and setting that changes what they see (the detector's boxes for
-``min_score``/``max_covered``/``confirm_below``/``ninths_below``, the readings for ``ocr_below``); the thresholds on
+``min_score``/``max_covered``/``confirm_below``/``ninths_below``/``small_hints``, the readings for ``ocr_below``); the thresholds on
 readings are then tried on the remembered outputs, so a grid of them costs little more than one run.
 """
 
@@ -36,6 +37,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--joker-read", default="0", help="reader certainty a box read as a joker needs, to try (0: off)")
     p.add_argument("--ninths-below", default=None,
                    help="tile sizes under which far shots are searched in 3 x 3 windows, to try (0: off; default: the setting's default)")
+    p.add_argument("--small-hints", default="0",
+                   help="faint small boxes that make a close-up searched again in windows, to try (0: off)")
+    p.add_argument("--hint-score", default=None,
+                   help="least detector score of such a faint box, to try (default: the setting's default)")
     p.add_argument("--limit", type=int, default=None, help="at most this many photos per folder")
     p.add_argument("--models", type=Path, default=None)
     args = p.parse_args(argv)
@@ -51,19 +56,21 @@ def main(argv: list[str] | None = None) -> int:
     grid = itertools.product(*(map(float, v.split(",")) for v in (args.min_score, args.max_covered, args.ocr_below,
                                                                    args.confirm_below, args.confirm_read, args.min_read,
                                                                    args.joker_read,
-                                                                   args.ninths_below or str(DetectorSettings().ninths_below))))
+                                                                   args.ninths_below or str(DetectorSettings().ninths_below),
+                                                                   args.small_hints, args.hint_score or str(DetectorSettings().hint_score))))
     rows = []
-    for min_score, max_covered, ocr_below, confirm_below, confirm_read, min_read, joker_read, ninths_below in grid:
+    for min_score, max_covered, ocr_below, confirm_below, confirm_read, min_read, joker_read, ninths_below, hints, hint_score in grid:
         if confirm_below == 0 and confirm_read != float(args.confirm_read.split(",")[0]):
             continue  # confirm_read means nothing while confirming is off
         reader.model.settings = replace(DetectorSettings(), min_score=min_score, max_covered=max_covered, ocr_below=ocr_below,
                                         confirm_below=confirm_below, confirm_read=confirm_read, min_read=min_read,
-                                        joker_read=joker_read, ninths_below=ninths_below)
+                                        joker_read=joker_read, ninths_below=ninths_below, small_hints=int(hints),
+                                        hint_score=hint_score)
         f1 = {f"{f.parent.name}/{f.name}": evaluate(f, reader, limit=args.limit, progress=False).to_dict()["tile_f1"]
               for f in args.folders}
         row = {"min_score": min_score, "max_covered": max_covered, "ocr_below": ocr_below,
                "confirm_below": confirm_below, "confirm_read": confirm_read, "min_read": min_read, "joker_read": joker_read,
-               "ninths_below": ninths_below, "mean_f1": round(sum(f1.values()) / len(f1), 4), **f1}
+               "ninths_below": ninths_below, "small_hints": int(hints), "hint_score": hint_score, "mean_f1": round(sum(f1.values()) / len(f1), 4), **f1}
         rows.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
     best = max(rows, key=lambda r: r["mean_f1"])  # the first of equals: the grid's order breaks ties
@@ -84,7 +91,8 @@ def _remember_network_outputs(model) -> None:  # noqa: ANN001 - a vision.detect.
 
     def remembered_boxes(image):  # noqa: ANN001, ANN202
         st = model.settings
-        k = (key(image), st.min_score, st.max_covered, st.confirm_below, st.quarters_below, st.ninths_below, st.nms_iou)
+        k = (key(image), st.min_score, st.max_covered, st.confirm_below, st.quarters_below, st.ninths_below, st.nms_iou,
+             st.small_hints, st.hint_score)
         if k not in boxes_seen:
             boxes_seen[k] = find_boxes(image)
         return boxes_seen[k]
