@@ -236,22 +236,19 @@ def test_confident_excess_is_reported_not_changed() -> None:
     assert len(doubts) == 3 and "3 times" in doubts[0].message
 
 
-def test_orientation_flip_decides_six_or_nine_on_a_rack() -> None:
+def test_six_or_nine_on_a_rack_is_the_readers_own() -> None:
+    """A rack's tiles stand upright, so the reader reads the glyph the right way up: its 6 or 9
+    stands, whatever its up vector says (on rendered rack val scenes swapping by the up vector
+    made more 6/9 errors than it mended: 18 against 13)."""
     scene = Scene()
     scene.add_rack_row(0, 0, [True] * 6, tiles=parse_tiles("K1 K2 K9 O4 O5 R12"))
     nine = 2
-    flipped = {nine: (0.0, 1.0)}  # its up vector points down: the reader saw it upside down
-    reading = _read(scene, {nine: {"K9": 0.7, "K6": 0.3}}, mode="rack", with_up=True, up_override=flipped)
+    down = {nine: (0.0, 1.0)}  # its up vector points down
+    reading = _read(scene, {nine: {"K9": 0.7, "K6": 0.3}}, mode="rack", with_up=True, up_override=down)
+    assert reading.tiles[nine].code == "K9"
+    assert all(d.reason != "changed_for_orientation" for d in reading.doubts)
+    reading = _read(scene, {nine: {"K6": 0.95, "K9": 0.05}}, mode="rack", with_up=True, up_override=down)
     assert reading.tiles[nine].code == "K6"
-    (doubt,) = reading.doubts
-    assert doubt.reason == "changed_for_orientation"
-    assert "stands upright on the rack" in doubt.message
-    # On a rack the upright decides, however sure the reader was (issue 14: not a guess).
-    reading = _read(scene, {nine: {"K9": 0.95, "K6": 0.05}}, mode="rack", with_up=True, up_override=flipped)
-    assert reading.tiles[nine].code == "K6"
-    # Standing the right way up, a 9 stays a 9.
-    reading = _read(scene, {nine: {"K9": 0.95, "K6": 0.05}}, mode="rack", with_up=True)
-    assert reading.tiles[nine].code == "K9" and reading.doubts == ()
 
 
 def test_confident_six_on_the_table_is_never_turned() -> None:
