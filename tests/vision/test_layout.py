@@ -518,3 +518,30 @@ def test_strewn_tiles_in_diagonal_pairs_are_not_a_rack() -> None:
     boxes = np.array([[100, 400, 230, 530], [230, 325, 360, 455], [100, 540, 230, 670], [230, 465, 360, 595]], float)
     layout = group_sets(boxes, image_bgr=draw_photo(boxes, table_bgr=(120, 120, 120), rack_of=[0, 1, 2, 3]))
     assert layout.rack_rows == ()
+
+
+def test_told_rack_seen_from_above_keeps_every_tile() -> None:
+    """Told it is a rack, tiles lying flat beside the standing ones are the table's; but a rack
+    seen from above (or a photo squashed so that no tile stands taller than wide) cannot tell
+    standing from lying, and every tile stays a rack tile."""
+    s = _rack()
+    boxes, up = s.view(px=60, squash=0.5)  # every box wider than tall
+    layout = group_sets(boxes, up, mode="rack")
+    assert sorted(i for r in layout.rack_rows for i in r) == sorted(_rack_tiles(s))
+    assert layout.sets == () and layout.loose == ()
+
+
+def test_told_rack_with_a_set_lying_behind_it() -> None:
+    """A rack close up and a set lying on the table behind it (above it in the photo, smaller and
+    flat): the set is laid out as the table's, the rack keeps its rows."""
+    s = _rack()
+    boxes, up = s.view(px=60)
+    h = float(np.median(boxes[:, 3] - boxes[:, 1]))
+    left, top = float(boxes[:, 0].min()), float(boxes[:, 1].min())
+    flat = np.array([[left + k * 0.62 * h, top - 1.2 * h, left + (k + 1) * 0.62 * h - 1, top - 0.8 * h] for k in range(4)])
+    both = np.vstack([boxes, flat])
+    layout = group_sets(both, np.vstack([up, np.tile([[0.0, -1.0]], (4, 1))]), mode="rack")
+    n = len(boxes)
+    assert sorted(i for r in layout.rack_rows for i in r) == sorted(_rack_tiles(s))
+    assert sorted([i for g in layout.sets for i in g] + list(layout.loose)) == list(range(n, n + 4))
+    assert [c.source for c in layout.racks] == ["told"]
