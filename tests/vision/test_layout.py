@@ -460,6 +460,20 @@ def test_scenes_rendered_into_a_folder_are_scored(tmp_path: Path) -> None:
         evaluate_folder(tmp_path / "nothing")
 
 
+def test_rack_order_of_rendered_racks_with_the_models(tmp_path: Path) -> None:
+    """``--rack-order DIR --model``: the models' detections are matched to the labelled tiles and
+    the rack's reading order scored (the model variant once failed on a helper lost in a refactor)."""
+    from datasets.synth import generate
+    from vision.evaluate.layout import rack_order
+
+    generate(tmp_path, {"train": 0, "val": 2, "test": 0}, seed=3, size=640, scene_weights={"rack": 1.0},
+             card=None, progress=False)
+    for source in ("truth", "model"):
+        order = rack_order(tmp_path, source)
+        assert order["racks"] == 2 and order["tiles_found"] + order["not_found"] > 0
+        assert 0 <= order["in_place"] <= order["tiles_found"]
+
+
 def _tilted_rack(angle: float, perspective: float = 0.0, up: bool = False, **photo: object
                  ) -> tuple[Scene, np.ndarray, np.ndarray, np.ndarray]:
     """The two-row rack photographed at an angle: its boxes, up vectors, and a photo with the rack

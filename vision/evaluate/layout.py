@@ -386,7 +386,7 @@ def rack_order(folder: Path, source: str = "truth", models_dir: Path | None = No
             image = cv2.imread(str(path.parent.parent / "images" / (path.stem + ".jpg")))
             det = reader.detect(image)
             boxes, up = det.boxes_xyxy.astype(np.float64), det.up_xy.astype(np.float64)
-            mapping = _match(boxes, truth_boxes)
+            mapping = matched_truth(boxes, truth_boxes)
         layout = group_sets(boxes, up, mode="rack")
         got_rows = [[mapping[i] for i in row] for row in layout.rack_rows]
         racks += 1
