@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tests.vision.scenes import Scene, draw_photo
-from vision.layout import RACK_BAR_CONTRAST, RACK_BACKDROP_SHARE, Layout, group_sets, tile_widths
+from vision.layout import RACK_BAR_CONTRAST, RACK_BACKDROP_SHARE, Layout, group_sets, rack_cue, tile_widths
 
 
 def _as_sets(layout: Layout) -> set[frozenset[int]]:
@@ -559,3 +559,38 @@ def test_told_rack_with_a_set_lying_behind_it() -> None:
     assert sorted(i for r in layout.rack_rows for i in r) == sorted(_rack_tiles(s))
     assert sorted([i for g in layout.sets for i in g] + list(layout.loose)) == list(range(n, n + 4))
     assert [c.source for c in layout.racks] == ["told"]
+
+
+def test_rows_of_tiles_pointing_down_or_sideways_are_not_a_rack() -> None:
+    # Dev scenes 77/190 and 77/93: rows of flat tiles on a dark table, photographed from another
+    # side of the table (their tops point down or sideways), passed every photo check. Tiles on a
+    # rack face the player the right way up; the same rows pointing up are still a rack.
+    s = _rack()
+    boxes, up = s.view(px=60)
+    photo = draw_photo(boxes, rack_of=_rack_tiles(s))
+    assert [set(r) for r in group_sets(boxes, up, image_bgr=photo).rack_rows] == [set(r) for r in s.rack_rows]
+    sideways = np.tile([[0.6, 0.8]], (len(boxes), 1))  # within 50 degrees of the photo's vertical, pointing down
+    mostly_down = np.where(np.arange(len(boxes))[:, None] % 3 == 0, up, -up)  # 77/93: 42% up, the rest down
+    for ups in (-up, sideways, mostly_down):
+        layout = group_sets(boxes, ups, image_bgr=photo)
+        assert layout.rack_rows == () and layout.racks == ()
+    # Told it is a rack, the player is believed whichever way the tiles point.
+    assert len(group_sets(boxes, -up, mode="rack").rack_rows) == 2
+
+
+def test_a_row_among_rows_of_flat_tiles_is_not_a_rack() -> None:
+    # Dev scene 77/93: sets in rows on a dark table, turned 40 degrees; the detector's upright
+    # boxes leave the turned tiles' corners out, so the band above a row (the next row of tiles)
+    # showed bright tile corners between the boxes: "unlike the table around". A band mostly
+    # covered by tile boxes is more tiles, not the table around.
+    s = Scene()
+    low = s.add_rack_row(0, 0, [True] * 6)
+    high = s.add_rack_row(-1.02, -1.4 - 0.3, [True] * 8)
+    drawn, _ = s.view(px=60)
+    boxes = drawn.copy()
+    boxes[high, 0] += 8
+    boxes[high, 2] -= 8
+    photo = draw_photo(drawn, table_bgr=(30, 30, 30))
+    assert rack_cue(photo, boxes, [low]) is None
+    layout = group_sets(boxes, image_bgr=photo)
+    assert layout.rack_rows == () and layout.racks == ()
