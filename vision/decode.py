@@ -4,8 +4,8 @@
 codes, up vectors) and
 
 1. groups the tiles into sets, loose tiles and rack rows (:func:`vision.layout.group_sets`); two
-   sets in line across a gap the layout cannot judge (:attr:`~vision.layout.Layout.joins`) are
-   joined when together they read as one legal set; a line that no plausible reading makes one
+   sets (or a set and a loose tile) in line across a gap the layout cannot judge
+   (:attr:`~vision.layout.Layout.joins`) are joined when together they read as one legal set; a line that no plausible reading makes one
    legal set, but that splits into legal sets of at least ``MIN_PART`` tiles, is cut there (sets
    pushed together leave no gap to see);
 2. **decodes with the rules.** Each tile keeps its likely readings (the reader's top
@@ -446,13 +446,17 @@ def _set_unit(indices: tuple[int, ...], candidates: list[list[tuple[int, float]]
 
 
 def _join_across_gaps(layout: Layout, candidates: list[list[tuple[int, float]]]) -> Layout:
-    """Join two sets in line across a gap the layout could not judge (:attr:`Layout.joins`: as wide
+    """Join two sets (or a set and a loose tile) in line across a gap the layout could not judge (:attr:`Layout.joins`: as wide
     as a set's own gaps seen at an angle, or as the gap between two sets laid loosely) when
     together they read as one legal set under a plausible reading."""
     if not layout.joins:
         return layout
     groups: dict[int, list[int]] = {k: list(s) for k, s in enumerate(layout.sets)}
     owner = {i: k for k, s in enumerate(layout.sets) for i in s}
+    loose = set(layout.loose)
+    for i in sorted({t for pair in layout.joins for t in pair} & loose):  # a lone tile joins as a set of one
+        owner[i] = len(layout.sets) + i
+        groups[owner[i]] = [i]
     for i, j in layout.joins:
         a, b = owner.get(i), owner.get(j)
         if a is None or b is None or a == b:
@@ -470,12 +474,14 @@ def _join_across_gaps(layout: Layout, candidates: list[list[tuple[int, float]]])
         del groups[gone]
         for t in joined:
             owner[t] = keep
-    if len(groups) == len(layout.sets):
+    kept = [k for k in sorted(groups) if len(groups[k]) >= 2]  # lone tiles left alone stay loose
+    if len(kept) == len(layout.sets) and all(len(groups[k]) == len(layout.sets[k]) for k in kept):
         return layout
     axes = layout.set_axes_xy
-    kept = sorted(groups)
+    in_set = {t for k in kept for t in groups[k]}
     return replace(layout, sets=tuple(tuple(groups[k]) for k in kept),
-                   set_axes_xy=tuple(axes[k] if k < len(axes) else (1.0, 0.0) for k in kept))
+                   set_axes_xy=tuple(axes[k] if k < len(axes) else (1.0, 0.0) for k in kept),
+                   loose=tuple(t for t in layout.loose if t not in in_set))
 
 
 def _split_touching_sets(layout: Layout, candidates: list[list[tuple[int, float]]]) -> Layout:

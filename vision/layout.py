@@ -23,9 +23,9 @@ How tiles become sets (see :func:`group_sets`):
    ``MAX_BEND_DEG``, and no cycle is closed. So a row holds its tiles, a change of row or of
    direction ends a chain, and nothing depends on the photo's rotation.
 4. **Gaps.** A chain is cut where one spacing is clearly wider than the chain's own spacing
-   (a wider gap between two sets in one row). Two lines in line across a gap that is neither
-   (wider than a set's gaps may be, not clearly wider than the lines' own) are offered as
-   :attr:`Layout.joins`: the readings decide (:mod:`vision.decode`).
+   (a wider gap between two sets in one row). Two lines (or a line and a lone tile) in line
+   across a gap that is neither (wider than a set's gaps may be, not clearly wider than the lines'
+   own) are offered as :attr:`Layout.joins`: the readings decide (:mod:`vision.decode`).
 5. **Racks, only where one is seen.** Geometry alone cannot tell a rack from flat tiles: tiles
    lying in rows photographed from above look exactly like tiles standing on a rack photographed
    from the front (that mistake took 9 and 10 of 30 floor tiles for a rack). So geometry only
@@ -266,7 +266,8 @@ class Layout:
         widths: (N,) local tile width in pixels used for every distance (for overlays, debugging).
         racks: for each rack found or told, why it was taken as one (its rows are consecutive
             entries of ``rack_rows``, top row first).
-        joins: pairs of tiles, each the end of a set, across whose gap the two sets may be one
+        joins: pairs of tiles, each the end of a set or a loose tile, across whose gap the two
+            may be one set
             (the geometry cannot tell; :mod:`vision.decode` asks the readings).
     """
 
@@ -938,7 +939,7 @@ def _group_kept(boxes: np.ndarray, up: np.ndarray, mode: str, image_bgr: np.ndar
     # A stable, readable order: sets top to bottom, then left to right, by their first tile.
     order = sorted(range(len(sets)), key=lambda k: (float(centres[list(sets[k]), 1].mean()), float(centres[list(sets[k]), 0].mean())))
     rack_rows = tuple(tuple(row) for rack in racks for row in rack)
-    ends = {i for members in sets for i in (members[0], members[-1])}
+    ends = {i for members in sets for i in (members[0], members[-1])} | set(loose)
     return Layout(
         tuple(sets[k] for k in order),
         tuple(sorted(loose)),
@@ -1075,33 +1076,50 @@ def _link(boxes: np.ndarray, centres: np.ndarray, widths: np.ndarray,
 
 def _joinable(paths: list[list[int]], centres: np.ndarray, ok: np.ndarray, spacing: np.ndarray) -> list[tuple[int, int]]:
     """Pairs of line ends (last tile of one line, first of the other) where two lines of at least
-    two tiles may be one set: the gap between them is wider than ``MAX_SPACING`` but at most
-    ``JOIN_MAX`` tile widths and ``JOIN_FACTOR`` times the lines' own spacing, and it continues
-    both lines straight (within ``MAX_BEND_DEG``). Such a gap is a set's own when the tile widths
+    two tiles, or a line and a lone tile, may be one set: the gap between them is wider than
+    ``MAX_SPACING`` but at most ``JOIN_MAX`` tile widths and ``JOIN_FACTOR`` times the lines' own
+    spacing (for a lone tile, the line's own or its end link's, whichever is wider), and it
+    continues the lines straight (within ``MAX_BEND_DEG``). Such a gap is a set's own when the tile widths
     are misjudged (a table seen at an angle, rough up vectors), or the gap between two sets laid
     loosely: geometry cannot tell, the readings decide (:mod:`vision.decode` joins the two only
     when together they read as one legal set). Each end is in at most one pair, closest first."""
     lines = [p for p in paths if len(p) >= 2]
-    if len(lines) < 2:
+    if not lines:
         return []
     cos_bend = math.cos(math.radians(MAX_BEND_DEG))
-    # Each end with its neighbour inside the line (for the bend) and the line's own spacing.
-    ends: list[tuple[int, int, float]] = []
-    for p in lines:
-        own = median(float(spacing[p[k], p[k + 1]]) for k in range(len(p) - 1))
+    # Each end with its neighbour inside the line (for the bend; -1 for a lone tile) and the
+    # line's own spacing (None for a lone tile: it has none of its own).
+    ends: list[tuple[int, int, float | None]] = []
+    line_of: dict[int, int] = {}
+    next_gap: dict[int, float] = {}  # the spacing of each end's own link into its line
+    for k, p in enumerate(lines):
+        own = median(float(spacing[p[q], p[q + 1]]) for q in range(len(p) - 1))
         ends += [(p[0], p[1], own), (p[-1], p[-2], own)]
-    line_of = {i: k // 2 for k, (i, _, _) in enumerate(ends)}
+        line_of[p[0]] = line_of[p[-1]] = k
+        next_gap[p[0]], next_gap[p[-1]] = float(spacing[p[0], p[1]]), float(spacing[p[-1], p[-2]])
+    # A lone tile in line with a line's end, across a gap a little wider than the line's own
+    # (a row's first tile left a little apart: real train photo rummy-4, a run of 13 seen at an
+    # angle), may be the set's too: the readings decide, as for two lines.
+    for p in paths:
+        if len(p) == 1:
+            ends.append((p[0], -1, None))
+            line_of[p[0]] = len(lines) + len(ends)
     pairs = []
     for a in range(len(ends)):
         for b in range(a + 1, len(ends)):
             i, ni, own_i = ends[a]
             j, nj, own_j = ends[b]
-            if line_of[i] == line_of[j] or not ok[i, j]:
+            if line_of[i] == line_of[j] or not ok[i, j] or (own_i is None and own_j is None):
                 continue
+            if own_i is not None and own_j is not None:
+                own = (own_i + own_j) / 2
+            else:  # a lone tile: against the line's own spacing where it ends (perspective varies it along a line)
+                end = i if own_i is not None else j
+                own = max(own_i if own_j is None else own_j, next_gap[end])  # type: ignore[type-var]
             gap = float(spacing[i, j])
-            if not (MAX_SPACING < gap <= JOIN_MAX and gap <= JOIN_FACTOR * (own_i + own_j) / 2):
+            if not (MAX_SPACING < gap <= JOIN_MAX and gap <= JOIN_FACTOR * own):
                 continue
-            if _bend_cos(centres, ni, i, j) > -cos_bend or _bend_cos(centres, nj, j, i) > -cos_bend:
+            if (ni >= 0 and _bend_cos(centres, ni, i, j) > -cos_bend) or (nj >= 0 and _bend_cos(centres, nj, j, i) > -cos_bend):
                 continue
             pairs.append((gap, i, j))
     used: set[int] = set()

@@ -150,6 +150,19 @@ def test_a_gap_the_layout_cannot_judge_is_decided_by_the_readings(left: str, rig
     assert all(s.valid for s in reading.sets)
 
 
+@pytest.mark.parametrize(("lone", "line", "expected"), [("K1", "K2 K3 K4 K5", ["K1 K2 K3 K4 K5"]), ("R9", "K2 K3 K4", ["K2 K3 K4"])])
+def test_a_lone_tile_a_little_apart_from_a_line_is_decided_by_the_readings(lone: str, line: str, expected: list[str]) -> None:
+    # Real train photo rummy-4: the black 1 of a run of 13 seen at an angle lay a little further
+    # from the 2 than the layout's widest link and was left loose; the run was then one short.
+    scene = Scene()
+    scene.add_loose(0, 0, tile=parse_tile(lone))
+    scene.add_set(1.5, 0, len(line.split()), gap=0.25, tiles=parse_tiles(line))
+    reading = _read(scene, angle=25.0, with_up=True)
+    assert _codes(reading) == expected
+    assert all(s.valid for s in reading.sets)
+    assert reading.loose == (() if len(expected[0].split()) > len(line.split()) else (0,))
+
+
 def test_implausible_correction_is_not_made() -> None:
     # Two tiles would both have to be the reader's weak third choice: the set is reported illegal.
     scene = table_scene("K3 K4 K5")

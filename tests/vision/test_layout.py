@@ -93,6 +93,20 @@ def test_a_gap_the_geometry_cannot_judge_is_offered_as_a_join(angle: float) -> N
     assert _as_sets(layout) == {frozenset(a), frozenset(b)} and layout.joins == ()
 
 
+@pytest.mark.parametrize("angle", [0.0, 25.0, 150.0])
+def test_a_lone_tile_a_little_apart_from_a_line_is_offered_as_a_join(angle: float) -> None:
+    # Real train photo rummy-4: a run's first tile lay a little further from the next than the
+    # widest link; the readings decide (vision.decode), as for two lines.
+    s = Scene()
+    lone = s.add_loose(0, 0)
+    line = s.add_set(1.5, 0, 4, gap=0.25)
+    far = s.add_loose(1.5 + 3 * 1.25 + 2.3, 0)  # a tile and more away: no join
+    boxes, up = s.view(angle_deg=angle)
+    layout = group_sets(boxes, up)
+    assert _as_sets(layout) == {frozenset(line)} and set(layout.loose) == {lone, far}
+    assert {frozenset(p) for p in layout.joins} == {frozenset((lone, line[0]))}
+
+
 def test_change_of_direction_starts_a_new_set() -> None:
     s = Scene()
     row = s.add_set(0, 0, 3, gap=0.02)
