@@ -1111,13 +1111,16 @@ def _joinable(paths: list[list[int]], centres: np.ndarray, ok: np.ndarray, spaci
             j, nj, own_j = ends[b]
             if line_of[i] == line_of[j] or not ok[i, j] or (own_i is None and own_j is None):
                 continue
-            if own_i is not None and own_j is not None:
-                own = (own_i + own_j) / 2
-            else:  # a lone tile: against the line's own spacing where it ends (perspective varies it along a line)
-                end = i if own_i is not None else j
-                own = max(own_i if own_j is None else own_j, next_gap[end])  # type: ignore[type-var]
             gap = float(spacing[i, j])
-            if not (MAX_SPACING < gap <= JOIN_MAX and gap <= JOIN_FACTOR * own):
+            if own_i is not None and own_j is not None:
+                own, least = (own_i + own_j) / 2, MAX_SPACING
+            else:
+                # A lone tile: against the line's own spacing where it ends (perspective varies
+                # it along a line); also when nearer than MAX_SPACING (a gap clearly wider than
+                # the line's own cut it off: _split_on_gaps).
+                end = i if own_i is not None else j
+                own, least = max(own_i if own_j is None else own_j, next_gap[end]), 0.0  # type: ignore[type-var]
+            if not (least < gap <= JOIN_MAX and gap <= JOIN_FACTOR * own):
                 continue
             if (ni >= 0 and _bend_cos(centres, ni, i, j) > -cos_bend) or (nj >= 0 and _bend_cos(centres, nj, j, i) > -cos_bend):
                 continue

@@ -107,6 +107,22 @@ def test_a_lone_tile_a_little_apart_from_a_line_is_offered_as_a_join(angle: floa
     assert {frozenset(p) for p in layout.joins} == {frozenset((lone, line[0]))}
 
 
+@pytest.mark.parametrize("angle", [0.0, 25.0, 150.0])
+def test_a_lone_tile_cut_off_by_a_gap_is_offered_as_a_join(angle: float) -> None:
+    # Dev scene 77/159: a run's last tile 1.4 tile widths on, a gap clearly wider than the
+    # line's usual spacing (1.1) but not than its last one (1.18): cut off and left loose, though
+    # nearer than MAX_SPACING. The readings decide.
+    s = Scene()
+    line = [s.add_loose(x, 0.0) for x in (0.0, 1.1, 2.2, 3.3, 4.48)]
+    s.loose.clear()
+    s.sets.append(line)
+    lone = s.add_loose(4.48 + 1.40, 0.0)
+    boxes, up = s.view(angle_deg=angle)
+    layout = group_sets(boxes, up)
+    assert _as_sets(layout) == {frozenset(line)} and layout.loose == (lone,)
+    assert {frozenset(p) for p in layout.joins} == {frozenset((line[-1], lone))}
+
+
 def test_change_of_direction_starts_a_new_set() -> None:
     s = Scene()
     row = s.add_set(0, 0, 3, gap=0.02)
