@@ -18,7 +18,8 @@ How tiles become sets (see :func:`group_sets`):
    them is not the long axis of either tile (tiles in a set stand side by side, not above each
    other) and, when up vectors are known, when it is across both tiles' up direction (a tile's
    up that disagrees with the common up of its neighbours is taken as a misreading: the link is
-   refused only when both say it runs along the tile).
+   refused only when both say it runs along the tile; a tile among strewn tiles, with no common
+   up, is overruled by a neighbour whose neighbourhood agrees on an up that accepts the link).
 3. **Chains.** Links are taken shortest first; a tile takes at most two, on opposite sides within
    ``MAX_BEND_DEG``, and no cycle is closed. So a row holds its tiles, a change of row or of
    direction ends a chain, and nothing depends on the photo's rotation.
@@ -996,7 +997,7 @@ def _squash(boxes: np.ndarray, up: np.ndarray, neighbours: int = 4) -> np.ndarra
     idx = np.flatnonzero(known)
     centres = np.stack([(boxes[idx, 0] + boxes[idx, 2]) / 2, (boxes[idx, 1] + boxes[idx, 3]) / 2], axis=1)
     d = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=2)
-    common = _common_up(up[idx], np.ones(len(idx), dtype=bool), d)
+    common, _ = _common_up(up[idx], np.ones(len(idx), dtype=bool), d)
     u = np.abs(common) / np.linalg.norm(common, axis=1, keepdims=True)
     bw = np.maximum(boxes[idx, 2] - boxes[idx, 0], 1e-3)
     bh = np.maximum(boxes[idx, 3] - boxes[idx, 1], 1e-3)
@@ -1058,11 +1059,14 @@ def _link(boxes: np.ndarray, centres: np.ndarray, widths: np.ndarray,
         # A tile whose up disagrees with its neighbours' common up is more likely misread (small,
         # blurred or worn digits) than turned: the link is refused only when the neighbourhood's
         # up refuses it too.
-        common = _common_up(up, known, dist)
+        common, agree = _common_up(up, known, dist)
         with np.errstate(invalid="ignore"):
             cos_c = np.abs(e[..., 0] * common[:, None, 0] + e[..., 1] * common[:, None, 1])
         bad &= known[:, None] & (cos_c > limit)
-        ok &= ~bad & ~bad.T
+        # ...and a tile among strewn tiles (no common up) whose own up refuses a link is
+        # overruled by a neighbour whose neighbourhood agrees on an up that accepts it.
+        one_sided = bad & ~bad.T & ~agree[:, None] & agree[None, :]
+        ok &= ~(bad & ~one_sided) & ~(bad & ~one_sided).T
     ii, jj = np.nonzero(np.triu(ok & (spacing <= MAX_SPACING), 1))
     order = np.argsort(spacing[ii, jj], kind="stable")
     chains = _Chains(n, centres, MAX_BEND_DEG)
@@ -1142,15 +1146,17 @@ def _bend_cos(centres: np.ndarray, before: int, at: int, after: int) -> float:
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-9))
 
 
-def _common_up(up: np.ndarray, known: np.ndarray, dist: np.ndarray) -> np.ndarray:
+def _common_up(up: np.ndarray, known: np.ndarray, dist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each tile's up axis as its neighbourhood sees it: the axis mean (doubled angles, so a tile
     read upside down agrees) of the up vectors of the tile and its ``COMMON_UP_NEIGHBOURS`` nearest
     tiles with a known up, where they agree (mean resultant length at least ``COMMON_UP_AGREEMENT``);
-    elsewhere (tiles strewn every which way) the tile's own up. NaN where the tile's up is unknown."""
+    elsewhere (tiles strewn every which way) the tile's own up. NaN where the tile's up is unknown.
+    Also the (N,) mask of the tiles whose neighbourhood agrees."""
     out = up.copy()
+    agreed = np.zeros(len(up), dtype=bool)
     idx = np.flatnonzero(known)
     if len(idx) < 2:
-        return out
+        return out, agreed
     doubled = 2.0 * np.arctan2(up[idx, 1], up[idx, 0])
     c2, s2 = np.cos(doubled), np.sin(doubled)
     k = min(COMMON_UP_NEIGHBOURS + 1, len(idx))
@@ -1159,7 +1165,8 @@ def _common_up(up: np.ndarray, known: np.ndarray, dist: np.ndarray) -> np.ndarra
     agree = np.hypot(mc, ms) >= COMMON_UP_AGREEMENT
     half = 0.5 * np.arctan2(ms, mc)
     out[idx[agree]] = np.stack([np.cos(half), np.sin(half)], axis=1)[agree]
-    return out
+    agreed[idx[agree]] = True
+    return out, agreed
 
 
 def _rack_rows(centres: np.ndarray, boxes: np.ndarray, up: np.ndarray | None = None) -> list[list[int]]:

@@ -624,3 +624,44 @@ def test_a_row_among_rows_of_flat_tiles_is_not_a_rack() -> None:
     assert rack_cue(photo, boxes, [low]) is None
     layout = group_sets(boxes, image_bgr=photo)
     assert layout.rack_rows == () and layout.racks == ()
+
+
+# Dev scene 77/190 as the models saw it (boxes xyxy, up vectors): small flat tiles far off on a
+# dark table, several upside down, up vectors rough.
+_SCENE_77_190 = np.array([
+    (764, 166, 795, 194, 0.10, -0.99),
+    (790, 135, 820, 164, 0.95, -0.33),
+    (817, 291, 857, 328, 0.18, 0.98),
+    (992, 158, 1024, 187, 0.98, -0.21),
+    (900, 149, 936, 178, 0.12, -0.99),
+    (988, 317, 1023, 345, 0.13, 0.99),
+    (783, 287, 822, 323, -0.97, 0.25),
+    (931, 151, 966, 182, -0.86, 0.51),
+    (909, 302, 951, 342, -0.04, 1.00),
+    (731, 130, 764, 157, 0.13, -0.99),
+    (985, 249, 1020, 283, -0.10, -1.00),
+    (713, 277, 755, 309, -0.89, 0.45),
+    (946, 246, 987, 279, -0.17, 0.99),
+    (760, 133, 791, 162, 0.49, 0.87),
+    (870, 145, 904, 173, -0.14, -0.99),
+    (669, 211, 710, 240, -0.49, 0.87),
+    (948, 309, 990, 342, -0.67, 0.74),
+    (871, 297, 915, 335, 0.20, -0.98),
+    (838, 142, 876, 170, -0.86, 0.51),
+    (842, 232, 882, 266, -0.88, -0.47),
+    (703, 215, 741, 246, -0.71, 0.70),
+    (913, 242, 951, 274, -0.95, 0.30),
+    (734, 217, 771, 251, 0.97, -0.24),
+    (745, 282, 788, 316, -0.08, 1.00),
+    (962, 153, 998, 184, -0.10, -0.99),
+    (880, 235, 915, 270, -0.36, 0.93),
+])
+
+
+def test_a_misread_up_among_strewn_ups_is_overruled_by_its_neighbour() -> None:
+    # Dev scene 77/190: the last tile of a row (19) read turned, among tiles whose ups disagree
+    # (no common up to correct it), refused its link; its neighbour in the row (25), whose
+    # neighbourhood agrees on an up that accepts the link, now overrules it.
+    boxes, up = _SCENE_77_190[:, :4], _SCENE_77_190[:, 4:]
+    layout = group_sets(boxes, up)
+    assert {10, 12, 21, 25, 19} in [set(s) for s in layout.sets]
