@@ -303,8 +303,9 @@ class DepthFirst:
                     room = limit - spent
                     dead[node] = room - miss
                 return
-            # The last colour of the number: each choice closes the number here.
-            cell = ((n << 3) | 4) << cell0
+            # The last colour of the number: each choice closes the number here. (No dead end
+            # is kept for the choice itself: the closed number's node, its group scratch
+            # dropped, is kept with the same slack and holds for every scratch.)
             room = limit - spent
             nxt = next_node[n]
             for k in codes:
@@ -318,27 +319,25 @@ class DepthFirst:
                 if left_steps < 0:
                     raise OutOfBudget
                 nk = basek | (nsid << sh) | row[g]
-                node = nk | cell
-                if dead.get(node, -1) >= room - miss:
+                if lean_jg[nk >> G0_SHIFT]:
                     continue
                 here[3] = detail
-                if not lean_jg[nk >> G0_SHIFT]:
-                    nk &= colours_mask
-                    spent2 = spent + miss
-                    if n == 13:
-                        if closed[nk & cm] and closed[(nk >> cb) & cm] and closed[(nk >> 2 * cb) & cm] and closed[(nk >> 3 * cb) & cm]:
-                            group_jokers[12] = 0
-                            found[:] = [sc + score, [list(cells) for cells in details], list(group_jokers)]
-                            limit = spent2 - 1
-                            if spent2 <= stop:
-                                raise Found
-                    else:
-                        closing = nk | nxt
-                        if dead.get(closing, -1) < limit - spent2:
-                            rec0(n + 1, 0, nk, spent2, sc + score)
-                            dead[closing] = limit - spent2
-                room = limit - spent
-                dead[node] = room - miss
+                nk &= colours_mask
+                spent2 = spent + miss
+                if n == 13:
+                    if closed[nk & cm] and closed[(nk >> cb) & cm] and closed[(nk >> 2 * cb) & cm] and closed[(nk >> 3 * cb) & cm]:
+                        group_jokers[12] = 0
+                        found[:] = [sc + score, [list(cells) for cells in details], list(group_jokers)]
+                        limit = spent2 - 1
+                        room = limit - spent
+                        if spent2 <= stop:
+                            raise Found
+                    continue
+                closing = nk | nxt
+                if dead.get(closing, -1) < room - miss:
+                    rec0(n + 1, 0, nk, spent2, sc + score)
+                    room = limit - spent
+                    dead[closing] = room - miss
 
         self.search_complete = False
         try:

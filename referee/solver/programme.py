@@ -135,27 +135,44 @@ class Programme(Bounds, DepthFirst, BreadthFirst):
         j = self.jtot
         if j >= 2:
             return  # (two jokers make a set with any tile)
+        # (Tiles are looked at one by one, the colours present counted only for rack tiles and
+        # the windows written out without a joker: the former counts for every number and a
+        # sum per window were 8% of a small joker-free solve's instructions, session 10.)
+        t0, t1, t2, t3 = t
+        r0, r1, r2, r3 = r
         changed = True
         while changed:
             changed = False
-            # present[n]: colours with a tile at n, table or rack.
-            present = [
-                (1 if t[0][n] or r[0][n] else 0) + (1 if t[1][n] or r[1][n] else 0)
-                + (1 if t[2][n] or r[2][n] else 0) + (1 if t[3][n] or r[3][n] else 0)
-                for n in range(15)
-            ]
             for c in range(4):
                 tc, rc = t[c], r[c]
                 for n in range(1, 14):
-                    if not rc[n] or present[n] + j >= 3:
+                    if not rc[n]:
                         continue
-                    for a in range(max(1, n - 2), min(n, 11) + 1):
-                        missing = sum(1 for m in range(a, a + 3) if m != n and not (tc[m] or rc[m]))
-                        if missing <= j:
-                            break
+                    # Colours with a tile at n (table or rack): a group needs three.
+                    if (
+                        (1 if t0[n] or r0[n] else 0) + (1 if t1[n] or r1[n] else 0)
+                        + (1 if t2[n] or r2[n] else 0) + (1 if t3[n] or r3[n] else 0) + j >= 3
+                    ):
+                        continue
+                    if j == 0:
+                        # A run of three through n: n-2 n-1 n, n-1 n n+1 or n n+1 n+2 (the
+                        # rows' zero ends at 0 and 14, and at 14 again as index -1, stop runs
+                        # from leaving 1..13).
+                        if (tc[n - 1] or rc[n - 1]) and (tc[n - 2] or rc[n - 2] or tc[n + 1] or rc[n + 1]):
+                            continue
+                        if n < 13 and (tc[n + 1] or rc[n + 1]) and (tc[n + 2] or rc[n + 2]):
+                            continue
                     else:
-                        rc[n] = 0
-                        changed = True
+                        for a in range(max(1, n - 2), min(n, 11) + 1):
+                            missing = sum(1 for m in range(a, a + 3) if m != n and not (tc[m] or rc[m]))
+                            if missing <= j:
+                                break
+                        else:
+                            rc[n] = 0
+                            changed = True
+                        continue
+                    rc[n] = 0
+                    changed = True
 
     def _proxy(self) -> None:
         """Tie-break weights for keeping the table as it lies: a kept joint of an old run at
