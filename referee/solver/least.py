@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import math
 import time
-from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -275,11 +274,16 @@ second, may keep for an old set in the run's stead)."""
 @lru_cache(maxsize=_COLOUR_CACHE)
 def _colour_tables(
     c: int, mask: int, jokers: int, points: bool
-) -> tuple[tuple[tuple[int, ...], ...], list[tuple[int, int, int, list[_LongRun]]], list[_LongRun]]:
+) -> tuple[
+    tuple[tuple[int, ...], ...],
+    list[tuple[int, int, int, list[_LongRun], list[tuple[tuple[int, int], list[tuple[int, ...]]]]]],
+    list[_LongRun],
+]:
     """The runs of colour ``c`` (see :func:`_colour_runs`) sorted for :func:`_pairs`: those that
     pair with every old set they share a tile with (runs of 3-5, and long runs with no cut);
     the long runs with a cut by span, as (lowest number, latest first cut, earliest last cut,
-    runs); and the long runs with a joker. For ``points``, a run with a joker is cut as the
+    runs, and the runs' multisets by the numbers they hold before their first cut and from
+    their last, as bits); and the long runs with a joker. For ``points``, a run with a joker is cut as the
     referee reads it, and only where the pieces score as much (:func:`_points_cuts`)."""
     short: list[tuple[int, ...]] = []
     by_span: dict[tuple[int, int], list[_LongRun]] = {}
@@ -304,10 +308,22 @@ def _colour_tables(
         by_span.setdefault((lo, lo + len(reading) - 1), []).append(entry)
         if prefix[-1]:
             with_joker.append(entry)
-    spans = [
-        (lo, max(e[2][0] for e in entries), min(e[2][-1] for e in entries), entries)
-        for (lo, _hi), entries in sorted(by_span.items())
-    ]
+    spans = []
+    for (lo, _hi), entries in sorted(by_span.items()):
+        # Without a table joker to keep, a pair survives only with an old set holding a tile of
+        # the run before its first cut and one from its last (see _survives): by the bits of
+        # the numbers there (bit n - 1 for number n), the runs alike in both kept together.
+        ends: dict[tuple[int, int], list[tuple[int, ...]]] = {}
+        for key, reading, cuts, _place, _prefix, _firsts, _seconds in entries:
+            head = tail = 0
+            for k, x in enumerate(reading):
+                if x != _JOKER:
+                    if k < cuts[0]:
+                        head |= 1 << x % 13
+                    if k >= cuts[-1]:
+                        tail |= 1 << x % 13
+            ends.setdefault((head, tail), []).append(key)
+        spans.append((lo, max(e[2][0] for e in entries), min(e[2][-1] for e in entries), entries, list(ends.items())))
     return tuple(short), spans, with_joker
 
 
@@ -367,12 +383,20 @@ def _pairs(
             if len(numbers) < 2:
                 continue
             a, b = min(numbers), max(numbers)
-            for lo, first_cut, last_cut, entries in by_span:
+            bits = sum(1 << (n - 1) for n in set(numbers))
+            joker = _JOKER in ot
+            for lo, first_cut, last_cut, entries, ends in by_span:
                 if a >= lo + first_cut or b < lo + last_cut:
                     continue  # (no tile of it in the first piece, or none in the last, whatever the cut)
-                for entry in entries:
-                    if _survives(entry, ot):
-                        keep.setdefault(entry[0], set()).add(i)
+                if joker:
+                    for entry in entries:
+                        if _survives(entry, ot):
+                            keep.setdefault(entry[0], set()).add(i)
+                    continue
+                for (head, tail), keys in ends:
+                    if bits & head and bits & tail:
+                        for key in keys:
+                            keep.setdefault(key, set()).add(i)
         for entry in with_joker:
             for i in joker_olds:
                 if _survives(entry, old_tallies[i]):
@@ -401,10 +425,11 @@ def _pairs(
 
 
 class _Rows:
-    """The programme's constraints as a sparse matrix in triplets, one row at a time."""
+    """The programme's constraints as a sparse matrix by rows, one row at a time."""
 
     def __init__(self) -> None:
-        self.rows: list[int] = []
+        self.starts: list[int] = [0]
+        """Where each row's entries begin in ``cols`` and ``vals`` (and, last, their end)."""
         self.cols: list[int] = []
         self.vals: list[float] = []
         self.lo: list[float] = []
@@ -416,9 +441,19 @@ class _Rows:
         entries = list(entries)
         if entries:
             cols, vals = zip(*entries)
-            self.rows.extend([self.count] * len(cols))
             self.cols.extend(cols)
             self.vals.extend(vals)
+        self.starts.append(len(self.cols))
+        self.lo.append(lo)
+        self.hi.append(hi)
+        self.count += 1
+
+    def add_lists(self, cols: list[int], vals: list[int], lo: float, hi: float) -> None:
+        """One row given as its columns and their values (no tuple per entry: tens of thousands
+        of them on a full table, each one for the cyclic garbage collector to walk)."""
+        self.cols.extend(cols)
+        self.vals.extend(vals)
+        self.starts.append(len(self.cols))
         self.lo.append(lo)
         self.hi.append(hi)
         self.count += 1
@@ -450,7 +485,10 @@ def least_arrangement(
     (T + 1) * tiles laid + tiles kept, T = table tiles: the most tiles first, then the most kept
     (with ``count`` or ``points`` given: that fixed, tiles kept maximised). y may be fractional:
     for integer x the matching constraints are those of a bipartite b-matching, whose polytope
-    has integer corners, so the optimum is the same as with integer y. For ``points``, integer
+    has integer corners, so the optimum is the same as with integer y. With ``count`` given and
+    no joker places (the tiles objective's tie-break), each pair's column is instead a copy of
+    its set matched to its old set, the set's own column its copies laid unmatched (see
+    ``_SPLIT``): the same relaxation without a row per set. For ``points``, integer
     z_sq says how many copies of set s have a rack joker at joker place q (its value read as the
     referee reads the set): the rack tiles' points are the numbered tiles' values laid plus those
     places, so when ``points`` is the most a move can score, z meets it only where the rack's
@@ -527,18 +565,36 @@ def least_arrangement(
         upper += [min(tallies[pairs[k][0]][_JOKER], old_tallies[pairs[k][1]][_JOKER]) for k in joker_pairs]
     nz = len(places)
     nk = len(joker_pairs)
+    # Without joker places, a pair's column is itself a copy of its set matched to its old set
+    # (x_s = the column of s, its copies laid unmatched, plus its pairs' columns): the same
+    # relaxation as y_si <= x_s, without a row per set (see _SPLIT).
+    split = _SPLIT and count is not None and not places_count
+    of_set: list[list[int]] = [[] for _j in sets]  # the pair columns of each set (split only)
+    if split:
+        for k, (j, _i, _w) in enumerate(pairs):
+            of_set[j].append(nx + k)
     rows = _Rows()
-    # Tiles: every table copy used, rack copies at most all of them (RULES.md section 4).
-    by_tile: list[list[tuple[int, int]]] = [[] for _x in range(53)]
+    # Tiles: every table copy used, rack copies at most all of them (RULES.md section 4). (Rows
+    # as lists of columns and values: see _Rows.add_lists.)
+    tile_cols: list[list[int]] = [[] for _x in range(53)]
+    tile_vals: list[list[int]] = [[] for _x in range(53)]
     for j, t in enumerate(tallies):
+        cols_j = [j, *of_set[j]]
         for x, k in t.items():
-            by_tile[x].append((j, k))
+            tile_cols[x] += cols_j
+            tile_vals[x] += [k] * len(cols_j)
     for x in range(53):
         if avail[x]:
-            rows.add(by_tile[x], table_count[x], avail[x])
+            rows.add_lists(tile_cols[x], tile_vals[x], table_count[x], avail[x])
     if count is not None:
         # Exactly `count` rack tiles laid: the sets hold the table's tiles and `count` more.
-        rows.add([(j, len(st)) for j, st in enumerate(sets)], total + count, total + count)
+        cols_c: list[int] = []
+        vals_c: list[int] = []
+        for j, st in enumerate(sets):
+            cols_c.append(j)
+            cols_c += of_set[j]
+            vals_c += [len(st)] * (1 + len(of_set[j]))
+        rows.add_lists(cols_c, vals_c, total + count, total + count)
     zc, kc = nx + ny, nx + ny + nz
     table_points = sum(x % 13 + 1 for s_ in old for x in s_ if x != _JOKER)
     if most_points:
@@ -551,7 +607,8 @@ def least_arrangement(
     if points is not None:
         # Points of the rack tiles laid: numbered ones at face value, rack jokers at their places.
         rows.add(
-            [(j, sum(x % 13 + 1 for x in st if x != _JOKER)) for j, st in enumerate(sets)]
+            [(col, v) for j, st in enumerate(sets) for v in (sum(x % 13 + 1 for x in st if x != _JOKER),)
+             for col in (j, *of_set[j])]
             + [(zc + q, v) for q, (_j, v) in enumerate(places)],
             table_points + points, table_points + points,
         )
@@ -578,18 +635,25 @@ def least_arrangement(
         for j, kcols in by_set_k.items():
             rows.add([(col, 1) for col in kcols + by_set_z.get(j, [])] + [(j, -tallies[j][_JOKER])], -math.inf, 0)
     # Matching: each old set to at most one new set; each new set's copies to as many old sets.
-    by_old: list[list[tuple[int, int]]] = [[] for _i in old]
-    by_set: dict[int, list[tuple[int, int]]] = {}
-    for k, (j, i, _w) in enumerate(pairs):
-        by_old[i].append((nx + k, 1))
-        by_set.setdefault(j, []).append((nx + k, 1))
-    for entries in by_old:
-        rows.add(entries, 0, 1)
-    for j, entries in by_set.items():
-        rows.add(entries + [(j, -1)], -math.inf, 0)
+    by_old: list[list[int]] = [[] for _i in old]
+    for k, (_j, i, _w) in enumerate(pairs):
+        by_old[i].append(nx + k)
+    for cols_o in by_old:
+        rows.add_lists(cols_o, [1] * len(cols_o), 0, 1)
+    if split:
+        for k, (j, _i, _w) in enumerate(pairs):
+            cost[nx + k] += cost[j]  # (a matched copy of s is a copy of s: its tiles, points and weight)
+    else:
+        by_set: dict[int, list[int]] = {}
+        for k, (j, _i, _w) in enumerate(pairs):
+            by_set.setdefault(j, []).append(nx + k)
+        for j, cols_s in by_set.items():
+            rows.add_lists([*cols_s, j], [1] * len(cols_s) + [-1], -math.inf, 0)
     if not nx:
         return LeastArrangement(0, 0, (), 0.0) if not total and not count else None
-    whole = nx + ny + nz + nk if places_count else nx  # the columns that must be integral
+    # The columns that must be integral (split: a pair's column is a copy; otherwise y may be
+    # fractional, see above).
+    whole = nx + ny + nz + nk if places_count or split else nx
     if most_points:
         # (A move known counts in the objective's own units: its points, then its tiles kept.)
         known = None if known is None or known_points is None else heavy * (table_points + known_points) + known
@@ -600,7 +664,7 @@ def least_arrangement(
         # _gomory_cuts. Every row's coefficients and bounds are integers, as they need.)
         found = _branch_and_bound(
             rows, cost, upper, whole, time_limit - (time.perf_counter() - start), known, relaxations,
-            cut_rounds=CUT_ROUNDS,
+            cut_rounds=CUT_ROUNDS, copies=of_set if split else None,
         )
     seconds = time.perf_counter() - start
     if found is None:
@@ -610,7 +674,8 @@ def least_arrangement(
         if most_points:
             return LeastArrangement(0, total - value % heavy, (), seconds, value // heavy - table_points)
         return LeastArrangement(count if count is not None else 0, total - value, (), seconds)
-    copies = [round(v) for v in x[:nx]]
+    # (Split: a set's copies are its columns together, integral where each need not be.)
+    copies = [round(x[j] + sum(x[c] for c in of_set[j])) for j in range(nx)]
     most = None
     if most_points:  # (the points part is a multiple of heavy; what is left is the tiles kept)
         most = value // heavy - table_points
@@ -620,6 +685,17 @@ def least_arrangement(
     kept = value - big * (laid + total)
     return LeastArrangement(laid, total - kept, new_sets, seconds, most)
 
+
+_SPLIT = True
+"""With ``count`` given and no joker places, a pair's column is a copy of its set matched to its
+old set (:func:`least_arrangement`): the rows y_si <= x_s (one per set with a pair, most of the
+programme's rows: 2,654 -> about 75 on large-J-011) go, the tile rows take the pairs' columns
+too. The same relaxation; a point whose sets' copies (their columns together) are integral is
+as good as integral (the matching is a bipartite b-matching). Measured (session 10, one process,
+old and new code alternating, tiles objective): HiGHS's time on the large tables with jokers
+median 24 -> 15 ms, worst 150 -> 67 ms (large-J-011 150 -> 23 ms, one relaxation instead of 4);
+on the points programmes without a rack joker the trees grew (large-J-010 4 -> 18 relaxations
+with cuts, 100 -> 437 ms), so not there."""
 
 CUT_ROUNDS = 2
 """Rounds of Gomory cuts :func:`_branch_and_bound` adds at its root where it runs long (see
@@ -659,19 +735,14 @@ def _highs(rows: _Rows, cost: list[float], upper: list[int], whole: int = 0) -> 
     lp.num_row_ = rows.count
     lp.col_cost_ = cost
     lp.col_lower_ = [0.0] * n
-    lp.col_upper_ = [float(u) for u in upper]
-    inf = highspy.kHighsInf
-    lp.row_lower_ = [-inf if v == -math.inf else float(v) for v in rows.lo]
-    lp.row_upper_ = [inf if v == math.inf else float(v) for v in rows.hi]
-    starts = [0] * (rows.count + 1)
-    for r in rows.rows:
-        starts[r + 1] += 1
-    for r in range(rows.count):
-        starts[r + 1] += starts[r]
+    # (highspy takes ints and math.inf as they are: kHighsInf is math.inf.)
+    lp.col_upper_ = upper
+    lp.row_lower_ = rows.lo
+    lp.row_upper_ = rows.hi
     lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-    lp.a_matrix_.start_ = starts
+    lp.a_matrix_.start_ = rows.starts
     lp.a_matrix_.index_ = rows.cols
-    lp.a_matrix_.value_ = [float(v) for v in rows.vals]
+    lp.a_matrix_.value_ = rows.vals
     if whole:
         kinds = highspy.HighsVarType
         lp.integrality_ = [kinds.kInteger] * whole + [kinds.kContinuous] * (n - whole)
@@ -725,7 +796,7 @@ _MIP_OPTIONS: tuple[tuple[str, Any], ...] = (
 
 def _branch_and_bound(
     rows: _Rows, cost: list[float], upper: list[int], whole: int, time_limit: float, known: int | None,
-    relaxations: int | None = None, cut_rounds: int = 0,
+    relaxations: int | None = None, cut_rounds: int = 0, copies: list[list[int]] | None = None,
 ) -> tuple[int, list[float] | None] | None:
     """Maximise -cost over the programme ``rows`` (columns 0 to ``upper``), the first ``whole``
     columns integral, by branch and bound on HiGHS's dual simplex: each node changes one
@@ -777,10 +848,27 @@ def _branch_and_bound(
             return
         x = list(h.getSolution().col_value)
         pick, frac = -1, 0.0
-        for j in range(whole):
-            f = x[j] - math.floor(x[j])
-            if 1e-6 < f < 1 - 1e-6 and f > frac:  # (nearest to rounding up: dives to a solution)
-                pick, frac = j, f
+        if copies is None:
+            for j in range(whole):
+                f = x[j] - math.floor(x[j])
+                if 1e-6 < f < 1 - 1e-6 and f > frac:  # (nearest to rounding up: dives to a solution)
+                    pick, frac = j, f
+        else:
+            # The copies of a set are its columns together; with every set's copies integral the
+            # matching has an integral optimum of the same value (a bipartite b-matching), so
+            # the point is as good as integral. Otherwise the set nearest to rounding up, and
+            # of its columns the one with most of a fraction.
+            for j, cols in enumerate(copies):
+                t = x[j] + sum(x[c] for c in cols) if cols else x[j]
+                f = t - math.floor(t)
+                if 1e-6 < f < 1 - 1e-6 and f > frac:
+                    pick, frac = j, f
+            if pick >= 0:
+                most = -1.0
+                for c in (pick, *copies[pick]):
+                    f = x[c] - math.floor(x[c])
+                    if 1e-6 < f < 1 - 1e-6 and f > most:
+                        pick, most = c, f
         if pick < 0:
             best[0] = bound
             solution[0] = x
@@ -934,7 +1022,7 @@ def _gomory_cuts(h: Any, rows: _Rows, upper: list[int], rounds: int, time_limit:
                 # Its entries (the rows were written one after the other) and its bound.
                 got = spans.get(r_)
                 if got is None:
-                    begin, end = bisect_left(rows.rows, r_), bisect_right(rows.rows, r_)
+                    begin, end = rows.starts[r_], rows.starts[r_ + 1]
                     cols_r = rows.cols[begin:end]
                     got = spans[r_] = (cols_r, rows.vals[begin:end], any(c_ >= whole for c_ in cols_r))
                 cols_r, vals_r, continuous = got
