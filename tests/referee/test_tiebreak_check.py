@@ -550,3 +550,147 @@ def test_exact_tiebreak_points_long_runs_match_brute_force(seed: int) -> None:
             sets = [list(s) for s in move.sets]
             assert move.least_moved and all(check_set(s).valid for s in sets)
             assert Counter(t for s in sets for t in s) == Counter([t for s in old for t in s] + list(move.placed))
+
+
+def _split_position(rng: random.Random) -> tuple[list[list[Tile]], list[Tile]]:
+    """Three to five valid table sets (runs of 3-6, groups of 3-4) and three to six rack tiles,
+    a joker on the table or the rack now and then: enough pairs that a programme branches."""
+    from referee.tools.bench import _random_set
+
+    while True:
+        old = [parse_tiles(" ".join(_random_set(rng))) for _ in range(rng.randint(3, 5))]
+        rack = [Tile(rng.choice(list(Colour)), rng.randint(1, 13)) for _ in range(rng.randint(3, 6))]
+        if rng.random() < 0.3:
+            rack.append(JOKER)
+        if rng.random() < 0.3 and JOKER not in rack:
+            old[0] = [*old[0][:-1], JOKER] if len(old[0]) > 3 else old[0]
+        if all(k <= 2 for k in Counter(t for t in [*[t for s in old for t in s], *rack] if not t.is_joker).values()):
+            if sum(t.is_joker for s in old for t in s) + rack.count(JOKER) <= 2:
+                return old, rack
+
+
+@pytest.mark.parametrize("cuts", [False, True])
+def test_exact_tiebreak_pairs_as_copies_match_the_set_rows(cuts: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Session 10: with a count given and no joker places, a pair's column is a copy of its set
+    (``least._SPLIT``, no row y_si <= x_s per set). The same count and fewest moved as the
+    programme with the set rows, on positions that branch, with Gomory cuts at every root too
+    (all its columns integral then), and as the brute force on tiny ones."""
+    import referee.solver.least as least
+
+    added = _count_cuts(monkeypatch) if cuts else {"cuts": 1}
+    rng = random.Random(4100 + cuts)
+    for _ in range(80):
+        old, rack = _split_position(rng)
+        move = best_move(old, rack)
+        if move is None:
+            continue
+        found = {}
+        for split in (True, False):
+            monkeypatch.setattr(least, "_SPLIT", split)
+            got = least.least_arrangement(old, rack, count=move.count)
+            assert got is not None
+            found[split] = (got.count, got.moved)
+            laid = Counter(t for s in got.sets for t in s) - Counter(t for s in old for t in s)
+            assert all(check_set(list(s)).valid for s in got.sets) and sum(laid.values()) == move.count
+            assert moved_with_best_matching(old, [list(s) for s in got.sets]) == got.moved
+        assert found[True] == found[False]
+    assert added["cuts"] > 0
+    monkeypatch.setattr(least, "_SPLIT", True)
+    for k in range(20):
+        old, rack = _tiny_position(random.Random(4200 + k), moving=True)
+        count, fewest = _brute(old, rack)
+        got = least.least_arrangement(old, rack, count=count)
+        assert got is not None and (got.count, got.moved) == (count, fewest)
+
+
+def test_long_runs_pairs_by_bits_match_survives() -> None:
+    """Session 10: without a table joker to keep, :func:`least._pairs` keeps a long run's pair
+    with an old set by the bits of the numbers the run holds before its first cut and from its
+    last; that is what :func:`least._survives` decides, for every long run of a colour with
+    every number there and 0-2 jokers, against random old sets of that colour."""
+    import referee.solver.least as least
+
+    rng = random.Random(4300)
+    for jokers in (0, 1, 2):
+        for points in (False, True):
+            _short, spans, _with_joker = least._colour_tables(0, (1 << 13) - 1, jokers, points)
+            for _lo, _first, _last, entries, ends in spans:
+                by_key = {key: ht for ht, keys in ends for key in keys}
+                assert len(by_key) == len(entries)
+                for entry in entries:
+                    head, tail = by_key[entry[0]]
+                    for _ in range(6):
+                        numbers = rng.sample(range(1, 14), rng.randint(2, 6))
+                        old = {n - 1: 1 for n in numbers}  # (colour 0: tile index n - 1)
+                        bits = sum(1 << (n - 1) for n in numbers)
+                        assert bool(bits & head and bits & tail) == least._survives(entry, old)
+
+
+@needs_positions
+def test_long_runs_pairs_match_survives_written_plainly() -> None:
+    """Session 10: the long runs :func:`least._pairs` keeps, and the old sets each is paired
+    with, are those the rule gives written plainly with :func:`least._survives` for every old
+    set (the code before the bits), on the shared positions with jokers, both objectives."""
+    import referee.solver.least as least
+
+    for p in [p for p in load_positions() if "-J-" in p["id"]][::3]:
+        old = [[t.index for t in parse_tiles(m)] for m in p["table_melds"]]
+        avail = [0] * 53
+        for x in [x for s in old for x in s] + [t.index for t in parse_tiles(p["rack"])]:
+            avail[x] += 1
+        olds = [least.tally(s) for s in old]
+        for points in (False, True):
+            sets, _tallies, pairs = least._pairs(avail, olds, points)
+            paired: dict[tuple[int, ...], set[int]] = {}
+            for k, i, _w in pairs:
+                paired.setdefault(sets[k], set()).add(i)
+            for c in range(4):
+                mask = sum(1 << (n - 1) for n in range(1, 14) if avail[13 * c + n - 1])
+                _short, spans, with_joker = least._colour_tables(c, mask, avail[52], points)
+                for _lo, _first, _last, entries, _ends in spans:
+                    for entry in entries:
+                        expected = {
+                            i for i, ot in enumerate(olds)
+                            if (sum(1 for x in ot if x != 52 and x // 13 == c) >= 2 or (52 in ot and entry in with_joker))
+                            and least._survives(entry, ot)
+                        }
+                        assert paired.get(entry[0], set()) == expected, (p["id"], entry[0])
+
+
+def test_least_arrangement_turns_the_collector_back_on() -> None:
+    """Session 10: the cyclic garbage collector is paused while the programme is built and
+    solved, and on again afterwards: after an answer, after an error, after solves in several
+    threads at once; left off when it was off before."""
+    import gc
+    import threading
+
+    from referee.solver.least import least_arrangement
+
+    old = parse_table("R3 R4 R5 | K7 B7 O7")
+    assert gc.isenabled()
+    assert least_arrangement(old, parse_tiles("R6 R7")) is not None
+    assert gc.isenabled()
+    with pytest.raises(SolverError):
+        least_arrangement(old, parse_tiles("R3 R3 R3"))
+    assert gc.isenabled()
+    errors: list[BaseException] = []
+
+    def solve() -> None:
+        try:
+            for _ in range(5):
+                least_arrangement(old, parse_tiles("R6 R7 O3"))
+        except BaseException as exc:  # (reported below)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=solve) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and gc.isenabled()
+    gc.disable()
+    try:
+        least_arrangement(old, parse_tiles("R6 R7"))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
