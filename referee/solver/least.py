@@ -329,6 +329,20 @@ def _colour_tables(
     return tuple(short), spans, with_joker
 
 
+@lru_cache(maxsize=_COLOUR_CACHE)
+def _joker_run_groups(
+    c: int, mask: int, jokers: int, points: bool
+) -> tuple[tuple[tuple[int, int], tuple[tuple[int, ...], ...]], ...]:
+    """The long runs with a joker of :func:`_colour_tables` grouped by (the most table jokers
+    a piece of a cut may keep, the run's jokers): with an old set holding no tile of the
+    colour, :func:`_survives` is ``most < min(the run's jokers, the old set's)`` (session 10:
+    a call per run and old set with a joker was most of the long runs' pairs on a full table)."""
+    groups: dict[tuple[int, int], list[tuple[int, ...]]] = {}
+    for key, _reading, _cuts, _place, prefix, firsts, seconds in _colour_tables(c, mask, jokers, points)[2]:
+        groups.setdefault((max((*firsts, *seconds)), prefix[-1]), []).append(key)
+    return tuple((k, tuple(v)) for k, v in groups.items())
+
+
 def _lowest(reading: Sequence[int]) -> int:
     """The number of a run reading's first place (tile indices by place, 52 a joker)."""
     k, x = next((k, x) for k, x in enumerate(reading) if x != _JOKER)
@@ -399,10 +413,19 @@ def _pairs(
                     if bits & head and bits & tail:
                         for key in keys:
                             keep.setdefault(key, set()).add(i)
-        for entry in with_joker:
-            for i in joker_olds:
-                if _survives(entry, old_tallies[i]):
-                    keep.setdefault(entry[0], set()).add(i)
+        for i in joker_olds:
+            ot = old_tallies[i]
+            if any(x != _JOKER and x // 13 == c for x in ot):
+                for entry in with_joker:
+                    if _survives(entry, ot):
+                        keep.setdefault(entry[0], set()).add(i)
+                continue
+            # No tile of this colour in it: a run keeps its pair only where no piece may keep
+            # as many of its jokers (what _survives decides with no place shared), by groups.
+            for (most, held), keys in _joker_run_groups(c, mask, jokers, points):
+                if most < min(held, ot[_JOKER]):
+                    for key in keys:
+                        keep.setdefault(key, set()).add(i)
     for n in range(1, 14):
         mask = sum(1 << c for c in range(4) if avail[13 * c + n - 1])
         found.extend(_number_groups(n, mask, jokers))
