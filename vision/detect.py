@@ -173,8 +173,8 @@ class TileModel:
         settings = self.settings
         hints = settings.small_hints > 0 and settings.quarters_below > 0
         boxes, scores, scale = self._raw_boxes(image_bgr, min(settings.hint_score, self.score_floor) if hints else None)
-        faint = scores < self.score_floor
-        if hints:
+        if hints:  # the faint boxes only hint at far tiles; the sure ones go on as before
+            faint = scores < self.score_floor
             faint_boxes, faint_scores = boxes[faint], scores[faint]
             boxes, scores = boxes[~faint], scores[~faint]
         if settings.quarters_below > 0 and min(h, w) >= 64:
