@@ -464,16 +464,10 @@ class _Rows:
     def add(self, entries: Iterable[tuple[int, float]], lo: float, hi: float) -> None:
         """One row: lo <= sum of value x column over ``entries`` (column, value) <= hi."""
         entries = list(entries)
-        if entries:
-            cols, vals = zip(*entries)
-            self.cols.extend(cols)
-            self.vals.extend(vals)
-        self.starts.append(len(self.cols))
-        self.lo.append(lo)
-        self.hi.append(hi)
-        self.count += 1
+        cols, vals = zip(*entries) if entries else ((), ())
+        self.add_lists(cols, vals, lo, hi)
 
-    def add_lists(self, cols: list[int], vals: list[int], lo: float, hi: float) -> None:
+    def add_lists(self, cols: Iterable[int], vals: Iterable[float], lo: float, hi: float) -> None:
         """One row given as its columns and their values (no tuple per entry: tens of thousands
         of them on a full table, each one for the cyclic garbage collector to walk)."""
         self.cols.extend(cols)
