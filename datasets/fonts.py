@@ -67,6 +67,8 @@ FAMILIES: dict[str, FontFamily] = {f.name: f for f in (
     FontFamily("freesans", "grotesque", ("FreeSansBold.ttf",), "debian:fonts-freefont-ttf"),
     FontFamily("karla", "grotesque", ("Karla-ExtraBold.otf", "Karla-Bold.otf"), "debian:fonts-karla"),
     FontFamily("go", "grotesque", ("Go-Bold.ttf",), "debian:fonts-go"),
+    FontFamily("clear_sans", "grotesque", ("ClearSans-Bold.ttf",), "debian:fonts-clear-sans"),
+    FontFamily("universalis", "grotesque", ("UniversalisADFStd-Bold.otf",), "debian:fonts-adf-universalis"),
     # Humanist sans.
     FontFamily("open_sans", "humanist", ("OpenSans-ExtraBold.ttf", "OpenSans-Bold.ttf"), "debian:fonts-open-sans"),
     FontFamily("lato", "humanist", ("Lato-Black.ttf", "Lato-Heavy.ttf"), "debian:fonts-lato"),
@@ -77,6 +79,9 @@ FAMILIES: dict[str, FontFamily] = {f.name: f for f in (
     FontFamily("cabin", "humanist", ("Cabin-Bold.otf",), "debian:fonts-cabin"),
     FontFamily("oxygen", "humanist", ("Oxygen-Sans-Bold.ttf",), "debian:fonts-oxygen"),
     FontFamily("b612", "humanist", ("B612-Bold.otf",), "debian:fonts-b612"),
+    FontFamily("pt_sans", "humanist", ("PTS75F.ttf", "PTC75F.ttf"), "debian:fonts-paratype"),
+    FontFamily("gillius", "humanist", ("GilliusADF-Bold.otf", "GilliusADFNo2-Bold.otf"), "debian:fonts-adf-gillius"),
+    FontFamily("biolinum", "humanist", ("LinBiolinum_RB.otf",), "debian:fonts-linuxlibertine"),
     # Rounded sans (the modern white edition's heavy rounded digits).
     FontFamily("fredoka", "rounded", ("FredokaOne-Regular.ttf",), "pypi:font-fredoka-one"),
     FontFamily("comfortaa", "rounded", ("Comfortaa-Bold.ttf",), "debian:fonts-comfortaa"),
@@ -88,6 +93,7 @@ FAMILIES: dict[str, FontFamily] = {f.name: f for f in (
     FontFamily("avant_garde", "geometric", ("URWGothic-Demi.otf", "texgyreadventor-bold.otf"), "debian:fonts-urw-base35"),
     FontFamily("league_spartan", "geometric", ("LeagueSpartan-Black.otf", "LeagueSpartan-ExtraBold.otf"), "debian:fonts-league-spartan"),
     FontFamily("manrope", "geometric", ("Manrope-ExtraBold.ttf",), "debian:fonts-manrope"),
+    FontFamily("sora", "geometric", ("Sora-ExtraBold.otf", "Sora-Bold.otf"), "debian:fonts-sora"),
     # Condensed and display faces.
     FontFamily("bebas", "condensed", ("BebasNeue-Bold.otf",), "debian:fonts-bebas-neue"),
     FontFamily("roboto_condensed", "condensed", ("RobotoCondensed-Bold.ttf",), "debian:fonts-roboto-unhinted"),
@@ -95,7 +101,8 @@ FAMILIES: dict[str, FontFamily] = {f.name: f for f in (
     FontFamily("helvetica_narrow", "condensed", ("NimbusSansNarrow-Bold.otf", "texgyreheroscn-bold.otf"), "debian:fonts-urw-base35"),
     FontFamily("play", "display", ("Play-Bold.ttf", "Play-Bold.otf"), "debian:fonts-play"),
     FontFamily("jura", "display", ("Jura-Bold.otf",), "debian:fonts-jura"),
-    # Serifs.
+    # Serifs. (EB Garamond, Vollkorn and Accanthis are left out: their default figures are old-style,
+    # with descenders and ascenders no tile prints.)
     FontFamily("dejavu_serif", "serif", ("DejaVuSerif-Bold.ttf",), "matplotlib"),
     FontFamily("times", "serif", ("LiberationSerif-Bold.ttf", "Tinos-Bold.ttf", "NimbusRoman-Bold.otf", "texgyretermes-bold.otf"), "debian:fonts-liberation2"),
     FontFamily("century", "serif", ("C059-Bold.otf", "texgyreschola-bold.otf"), "debian:fonts-urw-base35"),
@@ -106,11 +113,19 @@ FAMILIES: dict[str, FontFamily] = {f.name: f for f in (
     FontFamily("charis", "serif", ("CharisSIL-Bold.ttf",), "debian:fonts-sil-charis"),
     FontFamily("source_serif", "serif", ("SourceSerifPro-Black.ttf", "SourceSerifPro-Bold.ttf"), "pypi:font-source-serif-pro"),
     FontFamily("freeserif", "serif", ("FreeSerifBold.ttf",), "debian:fonts-freefont-ttf"),
+    FontFamily("caladea", "serif", ("Caladea-Bold.ttf",), "debian:fonts-crosextra-caladea"),
+    FontFamily("libertine", "serif", ("LinLibertine_RB.otf",), "debian:fonts-linuxlibertine"),
+    FontFamily("baskervald", "serif", ("BaskervaldADFStd-Heavy.otf", "BaskervaldADFStd-Bold.otf"), "debian:fonts-adf-baskervald"),
+    FontFamily("pt_serif", "serif", ("PTF75F.ttf",), "debian:fonts-paratype"),
     # Typewriter and code faces.
     FontFamily("dejavu_mono", "mono", ("DejaVuSansMono-Bold.ttf",), "matplotlib"),
     FontFamily("courier", "mono", ("NimbusMonoPS-Bold.otf", "LiberationMono-Bold.ttf", "Cousine-Bold.ttf", "texgyrecursor-bold.otf"), "debian:fonts-urw-base35"),
     FontFamily("fira_code", "mono", ("FiraCode-Bold.ttf",), "debian:fonts-firacode"),
     FontFamily("hack", "mono", ("Hack-Bold.ttf",), "debian:fonts-hack"),
+    FontFamily("jetbrains_mono", "mono", ("JetBrainsMono-ExtraBold.ttf", "JetBrainsMono-Bold.ttf"), "debian:fonts-jetbrains-mono"),
+    FontFamily("league_mono", "mono", ("LeagueMono-ExtraBold.otf", "LeagueMono-Bold.otf", "LeagueMono-WideBold.otf"), "debian:fonts-league-mono"),
+    FontFamily("mononoki", "mono", ("mononoki-Bold.ttf",), "debian:fonts-mononoki"),
+    FontFamily("pt_mono", "mono", ("PTM75F.ttf",), "debian:fonts-paratype"),
     # OpenCV's Hershey stroke fonts (drawn with cv2.putText; always there).
     FontFamily("hershey", "stroke", ("hershey:0", "hershey:1", "hershey:2", "hershey:3"), "opencv"),
 )}
