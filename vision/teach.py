@@ -70,20 +70,41 @@ def parse_rows(text: str) -> list[list[str]]:
 def rows_of(boxes: np.ndarray) -> list[list[int]]:
     """Indices of ``boxes`` (xyxy) grouped in rows, top to bottom, each left to right.
 
-    A new row starts where a box's centre lies more than 0.6 of the median tile height below the
-    running centre of the current row.
+    The rows may slope (a photo taken a little askew): their direction is the median direction
+    from each tile to its nearest neighbour across the row (tiles are taller than wide, so the
+    nearest neighbour of a tile in a row is beside it). Along that direction, a new row starts
+    where a box's centre lies more than 0.6 of the median tile height from the running centre of
+    the current row.
     """
     if len(boxes) == 0:
         return []
-    cy = (boxes[:, 1] + boxes[:, 3]) / 2
+    centres = np.column_stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2]).astype(np.float64)
     h = float(np.median(boxes[:, 3] - boxes[:, 1]))
+    slope = _row_slope(centres)
+    cos, sin = np.cos(slope), np.sin(slope)
+    along = cos * centres[:, 0] + sin * centres[:, 1]
+    across = -sin * centres[:, 0] + cos * centres[:, 1]
     rows: list[list[int]] = []
-    for i in np.argsort(cy):
-        if rows and abs(cy[i] - np.mean(cy[rows[-1]])) <= 0.6 * h:
+    for i in np.argsort(across):
+        if rows and abs(across[i] - np.mean(across[rows[-1]])) <= 0.6 * h:
             rows[-1].append(int(i))
         else:
             rows.append([int(i)])
-    return [sorted(r, key=lambda k: float(boxes[k, 0] + boxes[k, 2])) for r in rows]
+    return [sorted(r, key=lambda k: float(along[k])) for r in rows]
+
+
+def _row_slope(centres: np.ndarray) -> float:
+    """The rows' angle to the photo's x axis (radians, within 45 degrees; 0 with fewer than 3 tiles)."""
+    if len(centres) < 3:
+        return 0.0
+    d = np.linalg.norm(centres[:, None] - centres[None], axis=2)
+    np.fill_diagonal(d, np.inf)
+    v = centres[d.argmin(axis=1)] - centres
+    v = v[np.abs(v[:, 0]) >= np.abs(v[:, 1])]  # neighbours beside, not above or below
+    if len(v) == 0:
+        return 0.0
+    v = np.where(v[:, :1] < 0, -v, v)  # pointing right
+    return float(np.median(np.arctan2(v[:, 1], v[:, 0])))
 
 
 TEACH_FLOOR = 0.15

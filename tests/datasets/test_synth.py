@@ -114,7 +114,7 @@ def test_set_membership_matches_the_scene_sets(small_set: Path) -> None:
 def _single_tile(rotation_deg: float, tile: Tile = Tile(Colour.BLACK, 1)) -> tuple[np.ndarray, np.ndarray]:
     """A top-down picture of one Original tile turned ``rotation_deg`` (clockwise in the image)."""
     rng = np.random.default_rng(0)
-    style = sample_style("original", rng)
+    style = sample_style("original", rng, ["dejavu_sans"])  # a bold face: the ink test below needs ink
     cam = look_at(320, 320, 60, np.zeros(3), 0.0, 0.0, 300.0, 0.0)
     # Image up is world -x for this camera; a clockwise turn in the image is a turn towards +y.
     a = math.radians(rotation_deg)
@@ -248,7 +248,8 @@ def test_depth_of_field_follows_a_thin_lens() -> None:
 def test_rack_close_ups_record_their_blur_and_keep_the_focused_tier_sharp() -> None:
     blurred = 0
     for index in range(40):
-        _, record = synth.render_scene(synth.image_seed(3, "train", index), 512, scene_weights={"rack": 1.0})
+        _, record = synth.render_scene(synth.image_seed(3, "train", index), 512, ["dejavu_sans", "roboto"],
+                                       scene_weights={"rack": 1.0})
         by_row: dict[int, list[float]] = {}
         for t in record["tiles"]:
             assert t["defocus_px"] >= 0

@@ -63,6 +63,20 @@ def test_rows_of_groups_boxes_top_to_bottom_left_to_right() -> None:
     assert rows_of(np.zeros((0, 4), np.float32)) == []
 
 
+def test_rows_of_follows_rows_that_slope_across_the_photo() -> None:
+    # Four rows of 13 tiles (40 x 54 px, 46 px apart, rows 70 px apart) photographed 10 degrees
+    # askew: a row's last tile sits 100 px lower than its first, below the next row's first tile.
+    # Grouping by height alone put 14 tiles in the first row (seen in vision.evaluate.teach).
+    a = np.radians(10)
+    boxes = []
+    for r in range(4):
+        for c in range(13):
+            x, y = 46 * c, 70 * r
+            cx, cy = x * np.cos(a) - y * np.sin(a), x * np.sin(a) + y * np.cos(a)
+            boxes.append([cx - 20, cy - 27, cx + 20, cy + 27])
+    rows = rows_of(np.array(boxes, np.float32))
+    assert rows == [list(range(13 * r, 13 * r + 13)) for r in range(4)]
+
 def _profile() -> Profile:
     feats = np.eye(4, 8, dtype=np.float32)  # four taught examples, orthogonal features
     codes = np.array([parse_tile(c).index for c in ("R1", "R7", "B4", "J")])
