@@ -63,3 +63,17 @@ def test_mined_negatives_are_boxes_on_no_tile_and_not_at_the_edge() -> None:
     assert len(mined) == 1
     assert mined[0].number == NONE_CLASS and mined[0].colour == -1 and mined[0].box_only
     assert len(mined_negatives(image, {"tiles": []}, _Boxes(boxes[:2]))) == 2  # an empty table: both are cloth
+
+
+def test_reader_training_stops_with_a_clear_message_when_its_crops_would_fill_the_memory(monkeypatch) -> None:
+    import pytest
+
+    from vision.train import reader
+
+    monkeypatch.setattr(reader, "_available_gb", lambda: 1.2)
+    with pytest.raises(SystemExit, match=r"take 0\.0 GB and leave 1\.2 GB .*--synthetic-images"):
+        reader._check_memory([_sample()], "data/synth_r11")
+    monkeypatch.setattr(reader, "_available_gb", lambda: 9.0)
+    reader._check_memory([_sample()], "data/synth_r11")  # room enough: no error
+    monkeypatch.setattr(reader, "_available_gb", lambda: None)
+    reader._check_memory([_sample()], "data/synth_r11")  # no /proc/meminfo: no check

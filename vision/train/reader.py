@@ -187,6 +187,36 @@ def evaluate(net, samples: list[Sample], size: int, batch: int = 256) -> dict[st
     }
 
 
+MEMORY_HEADROOM_GB = 2.0
+"""Memory a reader training needs beyond its loaded crops (the network, batches, the validation)."""
+
+
+def _check_memory(samples: list[Sample], after: Path) -> None:
+    """Stop with a clear message when the crops loaded so far leave less than MEMORY_HEADROOM_GB
+    of the machine's memory: such a run would be killed by the kernel later, without a word. (Each
+    crop is a PATCH_SIDE-px square, 110 kB: session 11's first run loaded 170,000, 19 GB, and was
+    killed at its ninth epoch, a detector training beside it.)"""
+    free_gb = _available_gb()
+    if free_gb is None:  # not Linux: no check
+        return
+    if free_gb < MEMORY_HEADROOM_GB:
+        held = sum(s.patch.nbytes for s in samples) / 1e9
+        raise SystemExit(f"the training crops loaded up to {after} take {held:.1f} GB and leave {free_gb:.1f} GB of memory "
+                         f"free (at least {MEMORY_HEADROOM_GB:.0f} GB are needed to train): give fewer rendered sets, "
+                         "or cap each with --synthetic-images")
+
+
+def _available_gb() -> float | None:
+    """The memory the kernel could still give (``MemAvailable`` of /proc/meminfo), or None."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) / 1e6  # kB
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 def train_reader(args) -> None:
     """Train the tile reader on real and/or rendered tiles; writes tile_reader.onnx/.pt/.json."""
     import torch
@@ -223,6 +253,7 @@ def train_reader(args) -> None:
         for folder in folders:
             rendered += load_synthetic_samples(folder / "train", rng, args.synthetic_images,
                                                miner if folder in mine_in else None)
+            _check_memory(rendered, folder)
         if miner is not None:
             mined = sum(1 for s in rendered if s.source == "synthetic-mined")
             print(f"mined {mined} 'not a tile' boxes from the detector on the rendered scenes", flush=True)
