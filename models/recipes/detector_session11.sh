@@ -12,27 +12,8 @@
 # (synth_r10, r8, r7 and synth_racks as in models/README.md). One thread, beside the reader's training.
 set -euo pipefail
 mix=data/synth_s11_mix
-rm -rf "$mix" && mkdir -p "$mix/train/images" "$mix/train/labels" "$mix/val"
-python - <<'P'
-import os
-import random
-from pathlib import Path
-
-rng = random.Random(11)
-out = Path("data/synth_s11_mix/train")
-total = 0
-for prefix, source, count in (("a", "synth_racks_zoom", 300), ("c", "synth_r7_zoom", 300), ("d", "synth_r8_zoom", 600),
-                              ("e", "synth_r10_zoom", 1200), ("f", "synth_r11_zoom", 1600)):
-    images = sorted(Path("data", source, "train", "images").glob("*.jpg"))
-    for image in rng.sample(images, count):
-        label = image.parent.parent / "labels" / (image.stem + ".txt")
-        os.symlink(image.resolve(), out / "images" / f"{prefix}_{image.name}")
-        os.symlink(label.resolve(), out / "labels" / f"{prefix}_{image.stem}.txt")
-    total += count
-print(f"linked {total} training images")
-P
-ln -s "$(pwd)/data/s7_racks/val/images" "$mix/val/images"
-ln -s "$(pwd)/data/s7_racks/val/labels" "$mix/val/labels"
+python models/recipes/link_mix.py "$mix" 11 a:synth_racks_zoom:300 c:synth_r7_zoom:300 \
+  d:synth_r8_zoom:600 e:synth_r10_zoom:1200 f:synth_r11_zoom:1600
 export YOLO_OFFLINE=1 OMP_NUM_THREADS=1
 python -m vision.train detector --data real,synthetic --synthetic "$mix" --real-repeat 3 --model models/tile_detector.pt \
   --imgsz 512 --epochs 2 --lr0 0.001 --warmup-epochs 0.2 --cos-lr --lrf 0.05 --close-mosaic 1 --workers 1 \
