@@ -71,8 +71,8 @@ def rows_of(boxes: np.ndarray) -> list[list[int]]:
     """Indices of ``boxes`` (xyxy) grouped in rows, top to bottom, each left to right.
 
     The rows may slope (a photo taken a little askew): their direction is the median direction
-    from each tile to its nearest neighbour across the row (tiles are taller than wide, so the
-    nearest neighbour of a tile in a row is beside it). Along that direction, a new row starts
+    from each tile to its nearest neighbour beside it in its row (tiles are taller than wide, so a
+    tile's nearest neighbour is beside it, not in the next row). Along that direction, a new row starts
     where a box's centre lies more than 0.6 of the median tile height from the running centre of
     the current row.
     """

@@ -77,6 +77,7 @@ def test_rows_of_follows_rows_that_slope_across_the_photo() -> None:
     rows = rows_of(np.array(boxes, np.float32))
     assert rows == [list(range(13 * r, 13 * r + 13)) for r in range(4)]
 
+
 def _profile() -> Profile:
     feats = np.eye(4, 8, dtype=np.float32)  # four taught examples, orthogonal features
     codes = np.array([parse_tile(c).index for c in ("R1", "R7", "B4", "J")])
