@@ -66,6 +66,8 @@ def test_teach_my_tiles_then_read_with_them(server: str, photos: tuple[Path, Pat
         assert len(rows) == 5 and rows[0].split() == [f"K{n}" for n in range(1, 14)] and rows[4].split() == ["J", "J"]
         assert page.locator("#profile-pick option").count() == 1  # the reader alone
         page.locator("#teach-pick").set_input_files(str(teach_photo))
+        # The preview has a size (is visible) once the browser has decoded the photo: wait for it.
+        page.locator("#teach-preview").wait_for(state="visible")
         assert page.locator("#teach-preview").is_visible()
 
         # A row typed short: the API's sentence names the row, nothing is kept.
