@@ -146,6 +146,7 @@ class TileModel:
     """The detector and the reader, loaded once; call :meth:`detect` per image."""
 
     _ocr = None  # vision.ocr.NumberOCR, loaded on the first doubtful tile (per instance; DiceModel too)
+    crop_stretch_at = 0.0  # the reader's crop rule (vision.crops.crop_square), from its card
 
     def __init__(self, models_dir: Path | str = MODELS_DIR, settings: DetectorSettings | None = None, threads: int | None = None) -> None:
         models_dir = Path(models_dir)
@@ -159,6 +160,7 @@ class TileModel:
             if card.exists():
                 self.cards[name] = json.loads(card.read_text())
         self.rect_input, self.det_size = detector_input(self.detector, self.cards.get("tile_detector", {}))
+        self.crop_stretch_at = float(self.cards.get("tile_reader", {}).get("crop_stretch_at", 0.0))
 
     # ------------------------------------------------------------------ detector
     @property
@@ -291,7 +293,7 @@ class TileModel:
         from vision.crops import crop_square
 
         s = self.reader_size
-        return np.stack([crop_square(image_bgr, tuple(b), s) for b in boxes_xyxy])
+        return np.stack([crop_square(image_bgr, tuple(b), s, stretch_at=self.crop_stretch_at) for b in boxes_xyxy])
 
     def read_boxes(self, image_bgr: np.ndarray, boxes_xyxy: np.ndarray, profile=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For each box: 53 tile probabilities, P(not a tile), up vector in image coordinates.
@@ -302,6 +304,10 @@ class TileModel:
         if n == 0:
             return np.zeros((0, N_CODES), np.float32), np.zeros(0, np.float32), np.zeros((0, 2), np.float32)
         number, colour, up, features = self.read_crops(self.crops(image_bgr, boxes_xyxy))
+        if self.crop_stretch_at > 1.0:
+            from vision.crops import up_to_image
+
+            up = up_to_image(up, boxes_xyxy, stretch_at=self.crop_stretch_at)
         if self.settings.ocr_below > 0:
             number = self._second_opinion(image_bgr, boxes_xyxy, number, up)
         probs = combine(number, colour)

@@ -71,3 +71,31 @@ def test_crop_tile_is_crop_square_of_the_polygon_box() -> None:
     poly = [(30, 20), (70, 25), (65, 70), (25, 65)]
     assert polygon_box(poly) == (25, 20, 70, 70)
     assert np.array_equal(crops.crop_tile(img, poly, 40), crops.crop_square(img, (25, 20, 70, 70), 40))
+
+
+def test_stretched_window_only_for_boxes_elongated_enough() -> None:
+    assert crops.window_sides((0, 0, 40, 30), 1.0, 1.8) == (40.0, 40.0)  # 1.33:1: square
+    assert crops.window_sides((0, 0, 90, 30), 1.0, 1.8) == (90.0, 50.0)  # 3:1: window 1.8:1
+    assert crops.window_sides((0, 0, 30, 90), 1.0, 1.8) == (50.0, 90.0)
+    assert crops.window_sides((0, 0, 90, 30), 1.0, 0.0) == (90.0, 90.0)  # readers trained on squares
+
+
+def test_a_flat_tile_seen_from_afar_fills_more_of_a_stretched_crop() -> None:
+    img = np.zeros((200, 300, 3), np.uint8)
+    img[90:110, 100:200] = 255  # a tile 100 x 20 pixels, a grazing view
+    square = crops.crop_square(img, (100, 90, 200, 110), 64, 1.0)
+    stretched = crops.crop_square(img, (100, 90, 200, 110), 64, 1.0, stretch_at=1.8)
+    rows = lambda c: int((c[..., 0].max(axis=1) > 127).sum())  # noqa: E731
+    assert rows(square) == pytest.approx(64 * 20 / 100, abs=1)
+    assert rows(stretched) == pytest.approx(64 * 20 / (100 / 1.8), abs=2)
+    assert (stretched[..., 0].max(axis=0) > 127).all()  # the long side still spans the crop
+
+
+def test_up_vectors_are_taken_back_from_a_stretched_crop() -> None:
+    boxes = np.array([[0, 0, 90, 30], [0, 0, 40, 30]], np.float32)
+    diagonal = np.array([[1.0, 1.0], [1.0, 1.0]], np.float32) / np.sqrt(2)
+    up = crops.up_to_image(diagonal, boxes, 1.0, 1.8)
+    # the first crop's y axis was stretched 1.8x: the image direction leans to x
+    assert np.allclose(up[0], np.array([1.8, 1.0]) / np.hypot(1.8, 1.0), atol=1e-5)
+    assert np.allclose(up[1], diagonal[1])  # a square window keeps the vector
+    assert np.allclose(crops.up_to_image(diagonal, boxes), diagonal)

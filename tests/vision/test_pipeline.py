@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.photos import SAMPLE
+from tests.photos import SAMPLE, sample_photos
 from vision.detect import DETECTOR_FILE, MODELS_DIR, READER_FILE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -281,3 +281,30 @@ def test_tune_runs_the_networks_once_per_photo_for_thresholds_on_readings() -> N
     model.settings = replace(DetectorSettings(), min_score=0.6)
     model.detect(image)
     assert runs["detector"] > after_first["detector"]
+
+
+def test_the_reader_is_cropped_by_the_rule_its_card_names(tmp_path: Path) -> None:
+    """A reader trained on stretched crops (card: crop_stretch_at) is served stretched crops; one
+    without the field (older readers, the dice reader) gets square windows."""
+    import shutil
+
+    from vision.crops import crop_square
+    from vision.detect import TileModel
+
+    for name in (DETECTOR_FILE, READER_FILE):
+        shutil.copy(MODELS_DIR / name, tmp_path / name)
+    card = json.loads((MODELS_DIR / "tile_reader.json").read_text())
+    card.pop("crop_stretch_at", None)
+    (tmp_path / "tile_reader.json").write_text(json.dumps(card))
+    photo = cv2.imread(str(sample_photos()[0]))
+    flat = np.array([[100, 100, 190, 130]], np.float32)  # 3:1
+    square = TileModel(tmp_path)
+    assert square.crop_stretch_at == 0.0
+    assert np.array_equal(square.crops(photo, flat)[0], crop_square(photo, flat[0], square.reader_size))
+    card["crop_stretch_at"] = 1.8
+    (tmp_path / "tile_reader.json").write_text(json.dumps(card))
+    stretched = TileModel(tmp_path)
+    assert np.array_equal(stretched.crops(photo, flat)[0], crop_square(photo, flat[0], stretched.reader_size, stretch_at=1.8))
+    assert not np.array_equal(stretched.crops(photo, flat)[0], square.crops(photo, flat)[0])
+    _p, _n, up = stretched.read_boxes(photo, flat)
+    assert abs(float(np.linalg.norm(up[0])) - 1.0) < 1e-3

@@ -77,3 +77,17 @@ def test_reader_training_stops_with_a_clear_message_when_its_crops_would_fill_th
     reader._check_memory([_sample()], "data/synth_r11")  # room enough: no error
     monkeypatch.setattr(reader, "_available_gb", lambda: None)
     reader._check_memory([_sample()], "data/synth_r11")  # no /proc/meminfo: no check
+
+
+def test_up_vector_follows_a_stretched_crop() -> None:
+    """A flat tile seen from afar (a box 3:1) is cut from a 1.8:1 window: its up vector, in the
+    crop's axes, is stretched the same way (here the tile lies on its side: up points along x)."""
+    s = _sample()
+    c = PATCH_SIDE / 2
+    flat = Sample(s.patch, np.array([[c - 45, c - 15], [c + 45, c - 15], [c + 45, c + 15], [c - 45, c + 15]], np.float32),
+                  0, 0, np.array([0.6, -0.8], np.float32), "test")
+    _, up = augment(flat, np.random.default_rng(0), 64, strong=False, stretch_at=1.8)
+    want = np.array([0.6 / 103.5, -0.8 / 57.5])  # window 90 x 1.15 = 103.5 by 103.5 / 1.8
+    assert np.allclose(up, want / np.linalg.norm(want), atol=1e-3)
+    _, square = augment(flat, np.random.default_rng(0), 64, strong=False)
+    assert np.allclose(square, [0.6, -0.8], atol=1e-3)

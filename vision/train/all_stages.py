@@ -27,6 +27,8 @@ import time
 from datetime import date
 from pathlib import Path
 
+from vision.crops import READER_STRETCH_AT
+
 __all__ = ["add_arguments", "run_all"]
 
 EXPORT_MARGIN_H = 4 / 60  # ONNX export, cards and the reader's last validation
@@ -108,7 +110,7 @@ def run_all(args: argparse.Namespace) -> dict:
         synthetic_images=args.reader_synthetic_images, real_share=0.4, size=args.reader_size, width=args.reader_width,
         epochs=args.reader_epochs, samples_per_epoch=args.reader_samples, batch=min(128, args.reader_samples),
         lr=3e-3, hours=round(rd_hours, 4), threads=args.threads, seed=args.seed,
-        init=None, detector_boxes=None, out=str(out))
+        init=None, detector_boxes=None, out=str(out), crop_stretch=READER_STRETCH_AT)
     t0 = time.time()
     print(f"reader: {rd_hours * 60:.0f} minutes", flush=True)
     train_reader(rd)

@@ -20,6 +20,7 @@ import time
 from datetime import date
 from pathlib import Path
 
+from vision.crops import READER_STRETCH_AT
 from vision.train import yolo_env
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -222,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
     rd.add_argument("--real-share", type=float, default=0.4, help="share of each batch drawn from real photos")
     rd.add_argument("--size", type=int, default=64, help="crop side in pixels")
     rd.add_argument("--width", type=int, default=24, help="channels of the first layer")
+    rd.add_argument("--crop-stretch", type=float, default=READER_STRETCH_AT, metavar="RATIO",
+                    help="boxes at least this elongated are cut from a RATIO:1 window stretched square "
+                         f"(default {READER_STRETCH_AT}; 0: square windows, as readers before session 12)")
     rd.add_argument("--epochs", type=int, default=30)
     rd.add_argument("--samples-per-epoch", type=int, default=8192)
     rd.add_argument("--batch", type=int, default=128)

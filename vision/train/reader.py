@@ -7,6 +7,8 @@ and a learning rate that anneals on whichever runs out first, the steps or the t
 
 from __future__ import annotations
 
+import functools
+
 import json
 import math
 import sys
@@ -47,6 +49,7 @@ def _strong(sample: Sample, rng: np.random.Generator, size: int) -> tuple[np.nda
     return augment(sample, rng, size, strong=True)
 
 
+
 @dataclass(frozen=True)
 class Schedule:
     """Learning-rate schedule of :func:`learning_rate`: warm-up share, start and floor (x peak)."""
@@ -73,6 +76,7 @@ class ReaderRun:
     select: str | tuple[str, ...]
     augment_fn: Callable[[Sample, np.random.Generator, int], tuple[np.ndarray, np.ndarray]]
     schedule: Schedule = field(default_factory=Schedule)
+    plain_fn: Callable[[Sample, np.random.Generator, int], tuple[np.ndarray, np.ndarray]] = _plain  # validation crops
 
 
 def fit_reader(net, run: ReaderRun, args, rng: np.random.Generator) -> tuple[dict, list[dict], int]:
@@ -130,7 +134,7 @@ def fit_reader(net, run: ReaderRun, args, rng: np.random.Generator) -> tuple[dic
             bar.set_postfix(loss=f"{np.mean(losses[-50:]):.3f}")
         if not losses:  # the budget ran out at an epoch boundary
             break
-        metrics = {key: evaluate(net, samples, args.size) for key, samples in run.val.items() if samples}
+        metrics = {key: evaluate(net, samples, args.size, plain_fn=run.plain_fn) for key, samples in run.val.items() if samples}
         history.append({"epoch": epoch + 1, "loss": float(np.mean(losses)), **metrics})
         print(f"epoch {epoch + 1}: loss {np.mean(losses):.3f}; " + "; ".join(
             f"{key} exact {m['exact_acc']:.4f} (number {m['number_acc']:.4f}, colour {m['colour_acc']:.4f}, "
@@ -149,7 +153,8 @@ def fit_reader(net, run: ReaderRun, args, rng: np.random.Generator) -> tuple[dic
     return best_metrics, history, step
 
 
-def evaluate(net, samples: list[Sample], size: int, batch: int = 256) -> dict[str, float]:
+def evaluate(net, samples: list[Sample], size: int, batch: int = 256,
+             plain_fn: Callable[[Sample, np.random.Generator, int], tuple[np.ndarray, np.ndarray]] = _plain) -> dict[str, float]:
     """Accuracy on un-augmented crops of the true boxes: number, colour, exact, none-detection."""
     import torch
 
@@ -161,7 +166,7 @@ def evaluate(net, samples: list[Sample], size: int, batch: int = 256) -> dict[st
     with torch.no_grad():
         for start in range(0, len(samples), batch):
             idx = np.arange(start, min(start + batch, len(samples)))
-            x, num, col, up = make_batch(samples, idx, rng, size, _plain)
+            x, num, col, up = make_batch(samples, idx, rng, size, plain_fn)
             pn, pc, pu = net(x)
             pn, pc = pn.argmax(1), pc.argmax(1)
             is_tile = num != NONE_CLASS
@@ -279,13 +284,18 @@ def train_reader(args) -> None:
     # The real validation photos read almost perfectly: the rendered ones (other editions, racks,
     # fonts) are what still tells two epochs apart, so both choose the checkpoint.
     select = ("real_valid", "synthetic_valid") if val["synthetic_valid"] else "real_valid"
-    run = ReaderRun("tile_reader", pools, weights, val, select, _strong)
+    stretch = float(getattr(args, "crop_stretch", 0.0))
+    run = ReaderRun("tile_reader", pools, weights, val, select,
+                    functools.partial(augment, strong=True, stretch_at=stretch), Schedule(),
+                    functools.partial(augment, strong=False, stretch_at=stretch))
     best, history, steps = fit_reader(net, run, args, rng)
     out = Path(args.out)
     export_reader(net, out / "tile_reader.onnx", args.size)
     card = {
         "model": "tile_reader", "architecture": f"ReaderNet(width={args.width}) (vision/train/reader_net.py)",
-        "input": f"{args.size}x{args.size} BGR crop, vision.crops.crop_square of the detector box",
+        "input": f"{args.size}x{args.size} BGR crop, vision.crops.crop_square of the detector box"
+                 + (f" (boxes elongated {stretch}:1 or more cut from a {stretch}:1 window)" if stretch > 1 else ""),
+        "crop_stretch_at": stretch,
         "data": args.data, "samples": sum(len(p) for p in pools), "epochs_run": len(history), "steps": steps,
         "batch": args.batch, "training_minutes": round((time.time() - started) / 60, 1), "date": date.today().isoformat(),
         "command": command_of(args), "best": best, "history": history,

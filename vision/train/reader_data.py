@@ -246,9 +246,11 @@ def _stroke_weight(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return op(patch, kernel, iterations=int(rng.integers(1, 3)))
 
 
-def augment(sample: Sample, rng: np.random.Generator, size: int, strong: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """One training crop (size x size x 3 uint8) and its up vector in crop pixels."""
-    from vision.crops import crop_square
+def augment(sample: Sample, rng: np.random.Generator, size: int, strong: bool = True,
+            stretch_at: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """One training crop (size x size x 3 uint8) and its up vector in crop pixels (``stretch_at``:
+    the crop rule of :func:`vision.crops.crop_square`)."""
+    from vision.crops import crop_square, window_sides
 
     patch, poly = sample.patch, sample.polygon
     if strong:
@@ -271,7 +273,10 @@ def augment(sample: Sample, rng: np.random.Generator, size: int, strong: bool = 
         bw, bh = x2 - x1, y2 - y1
         jit = rng.normal(0, 0.02 if sample.box_only else 0.08, size=4) * np.array([bw, bh, bw, bh])
         x1, y1, x2, y2 = x1 + jit[0], y1 + jit[1], x2 + jit[2], y2 + jit[3]
-    crop = crop_square(patch, (float(x1), float(y1), float(x2), float(y2)), size)
+    box = (float(x1), float(y1), float(x2), float(y2))
+    crop = crop_square(patch, box, size, stretch_at=stretch_at)
+    if stretch_at > 1.0 and not np.isnan(up).any():  # into the stretched crop's axes
+        up = up / np.array(window_sides(box, stretch_at=stretch_at))
     if strong and rng.random() < 0.2:  # a small tile far from the camera: few pixels, enlarged
         low = int(rng.integers(size // 3, size * 3 // 4))
         crop = cv2.resize(cv2.resize(crop, (low, low), interpolation=cv2.INTER_AREA), (size, size),
