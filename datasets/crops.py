@@ -1,7 +1,7 @@
 """Export the reader crops of a labelled split folder (synthetic with ``tiles/*.json``, or a
 rummikub-real-v1 split) for reader training::
 
-    python -m datasets.crops data/synthetic/train --out data/crops/synthetic-train [--size 64] [--npz]
+    python -m datasets.crops data/synthetic/train --out data/crops/synthetic-train [--size 64] [--stretch 1.8] [--npz]
 
 The crop itself is the serving path's (:mod:`vision.crops`): training sees what inference sees.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.crops import DEFAULT_MARGIN, DEFAULT_SIZE, MARGIN, crop_tile
+from vision.crops import DEFAULT_MARGIN, DEFAULT_SIZE, MARGIN, READER_STRETCH_AT, crop_tile
 
 __all__ = ["iter_labelled_tiles", "export_crops"]
 
@@ -46,8 +46,10 @@ def iter_labelled_tiles(split_dir: Path) -> Iterator[tuple[Path, list[dict]]]:
 
 
 def export_crops(split_dir: Path, out: Path, size: int = DEFAULT_SIZE, margin: float = MARGIN,
-                 npz: bool = False) -> int:
-    """Write the reader crops of every labelled tile in ``split_dir``; return how many.
+                 npz: bool = False, stretch_at: float = READER_STRETCH_AT) -> int:
+    """Write the reader crops of every labelled tile in ``split_dir``; return how many. ``stretch_at``
+    is the crop rule (:func:`vision.crops.crop_square`; default the shipped reader's, 0 for square
+    windows). ``up_deg`` is the label's, in the image.
 
     Folder mode: ``out/NNNNNN.png`` plus ``out/labels.csv`` (file, code, tile_index, joker_colour,
     edition, up_deg, source). ``npz`` mode: one ``out/crops.npz`` with ``images`` (N, S, S, 3)
@@ -69,7 +71,7 @@ def export_crops(split_dir: Path, out: Path, size: int = DEFAULT_SIZE, margin: f
         if image is None:
             raise OSError(f"cannot read image {image_path}")
         for t in tiles:
-            crop = crop_tile(image, t["polygon"], size, margin)
+            crop = crop_tile(image, t["polygon"], size, margin, stretch_at)
             up = t.get("up_deg")
             if npz:
                 images.append(crop)
@@ -94,16 +96,19 @@ def export_crops(split_dir: Path, out: Path, size: int = DEFAULT_SIZE, margin: f
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m datasets.crops SPLIT_DIR --out DIR [--size 64] [--margin 1.15] [--npz]``."""
+    """``python -m datasets.crops SPLIT_DIR --out DIR [--size 64] [--margin 1.15] [--stretch 1.8] [--npz]``."""
     p = argparse.ArgumentParser(prog="python -m datasets.crops", description="Export reader crops of a labelled split folder.")
     p.add_argument("split_dir", type=Path, help="a split folder: data/synthetic/train, .../rummikub-real-v1/valid")
     p.add_argument("--out", type=Path, required=True, help="output folder")
     p.add_argument("--size", type=int, default=DEFAULT_SIZE, help=f"crop side in pixels (default {DEFAULT_SIZE})")
     p.add_argument("--margin", type=float, default=DEFAULT_MARGIN, help=f"window side / box side (default {MARGIN})")
+    p.add_argument("--stretch", type=float, default=READER_STRETCH_AT, metavar="RATIO",
+                   help=f"boxes at least this elongated are cut from a RATIO:1 window stretched square "
+                        f"(default {READER_STRETCH_AT}, the shipped reader's; 0: square windows)")
     p.add_argument("--npz", action="store_true", help="write one crops.npz instead of PNG files")
     args = p.parse_args(argv)
     try:
-        n = export_crops(args.split_dir, args.out, args.size, args.margin, args.npz)
+        n = export_crops(args.split_dir, args.out, args.size, args.margin, args.npz, args.stretch)
     except (FileNotFoundError, ValueError) as exc:
         p.error(str(exc))
     print(f"{n} crops written to {args.out}")
