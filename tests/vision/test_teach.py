@@ -104,6 +104,20 @@ def test_profile_leaves_readings_far_from_every_prototype_alone() -> None:
     assert out.argmax() == parse_tile("K9").index
 
 
+def test_profile_leaves_a_tile_unlike_every_example_to_the_reader() -> None:
+    """One prototype clearly nearest, yet the tile is not much like it (cosine 0.7): another view
+    than the teaching photo's, where prototypes mislead. The reader's reading stands, unchanged."""
+    profile = _profile()
+    probs = np.full((2, 53), 0.1 / 52, np.float32)
+    probs[:, parse_tile("R4").index] = 0.9
+    feats = np.zeros((2, 8), np.float32)
+    feats[0, 1], feats[0, 6] = 0.7, np.sqrt(1 - 0.7 ** 2)  # nearest the taught R7, but at 0.7
+    feats[1, 1], feats[1, 6] = 0.95, np.sqrt(1 - 0.95 ** 2)  # very like the taught R7
+    out = profile.apply(probs, feats)
+    assert np.allclose(out[0], probs[0] / probs[0].sum(), atol=1e-6)
+    assert out[1].argmax() == parse_tile("R7").index
+
+
 def test_profile_round_trip_and_damaged_files(tmp_path: Path) -> None:
     profile = _profile()
     profile.save(tmp_path / "p")
