@@ -32,7 +32,8 @@ import numpy as np
 from referee.tiles import Tile, parse_tile
 from vision.detections import N_CODES
 
-__all__ = ["Profile", "ProfileError", "load_profile", "profile_to_bytes", "profile_from_bytes", "PROFILE_FILE",
+__all__ = ["Profile", "ProfileError", "load_profile", "profile_to_bytes", "profile_from_bytes", "reader_stamp",
+           "check_reader", "PROFILE_FILE",
            "PROTOTYPES_FILE"]
 
 PROFILE_FILE = "profile.json"
@@ -117,6 +118,25 @@ class Profile:
         tmp = folder / (PROFILE_FILE + ".tmp")
         tmp.write_text(json.dumps(meta, indent=1) + "\n")
         tmp.replace(folder / PROFILE_FILE)  # a profile is never left half written
+
+
+def reader_stamp(card: dict) -> dict:
+    """What a profile records of the reader it was taught on: its card's date and training command."""
+    return {"date": card.get("date", ""), "command": card.get("command", "")}
+
+
+def check_reader(profile: "Profile", card: dict, name: str = "") -> None:
+    """Raise :class:`ProfileError` when ``profile`` was taught on another reader than the one whose
+    card is ``card``: its prototypes live in that reader's feature space, and compared with this
+    one's features they would pull readings at random. A profile or card that names no reader is
+    let through (a profile folder written before profiles were stamped, a reader without a card)."""
+    taught_on = profile.reader or {}
+    if card and taught_on and (taught_on.get("date"), taught_on.get("command")) != (card.get("date", ""),
+                                                                                    card.get("command", "")):
+        from referee.i18n import _
+
+        raise ProfileError(_('The profile "{name}" was taught on another version of the tile reader: teach it '
+                             "again (delete it, then teach the same photos).").format(name=name or "?"))
 
 
 def _normalise(f: np.ndarray) -> np.ndarray:

@@ -93,7 +93,7 @@ def _read(args: argparse.Namespace) -> int:
     from referee.ruleset import RuleSet, RuleSetError
     from vision.detect import ModelMissingError
     from vision.image import WORKING_SIDE, ImageError, decode_photo
-    from vision.profile import ProfileError, load_profile
+    from vision.profile import ProfileError, check_reader, load_profile
 
     try:
         rules = RuleSet.preset(args.rules)
@@ -128,7 +128,9 @@ def _read(args: argparse.Namespace) -> int:
         return 3
     try:
         if args.profile:
-            reader = reader.with_profile(load_profile(args.profile))
+            profile = load_profile(args.profile)
+            check_reader(profile, reader.model.cards.get("tile_reader", {}), str(args.profile))
+            reader = reader.with_profile(profile)
         reading = reader.read_photo(photo, rules, mode="rack" if args.rack else ("flat" if args.no_rack else "table"))
     except ProfileError as exc:
         _error(exc)

@@ -24,7 +24,7 @@ import numpy as np
 
 from referee.i18n import _, ngettext
 from referee.tiles import TileError, parse_tile
-from vision.profile import Profile, ProfileError, load_profile
+from vision.profile import Profile, ProfileError, check_reader, load_profile, reader_stamp
 
 __all__ = ["TeachResult", "teach", "rows_of", "choose_weight", "fit_profile", "held_back_with", "main"]
 
@@ -258,12 +258,14 @@ def teach(photo_bytes: bytes, rows_text: str, profile_dir: Path | str | None, re
     rng = np.random.default_rng(seed)
     views = jittered_views(image, chosen, model, rng, PROTOTYPE_VIEWS)
     check = jittered_views(image, chosen, model, np.random.default_rng(seed + 1), CHECK_VIEWS)
+    card = model.cards.get("tile_reader", {})
     if previous is None and profile_dir is not None and (Path(profile_dir) / "profile.json").exists():
         previous = load_profile(profile_dir)
+    if previous is not None:  # a photo added to a profile taught on another reader would mix two feature spaces
+        check_reader(previous, card, str(profile_dir or ""))
     profile, alone, acc = fit_profile(model, views, np.repeat(codes, PROTOTYPE_VIEWS), check,
                                       np.repeat(codes, CHECK_VIEWS), previous)
-    card = model.cards.get("tile_reader", {})
-    profile.reader = {"date": card.get("date", ""), "command": card.get("command", "")}
+    profile.reader = reader_stamp(card)
     if save and profile_dir is not None:
         profile.save(profile_dir)
     result = TeachResult(len(codes), len(rows), alone, acc, profile.weight, len(profile.codes), len(set(profile.codes.tolist())),

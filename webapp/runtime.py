@@ -109,18 +109,13 @@ class Runtime:
 
         Raises NotFoundError (404) for an unknown name, and ProfileError (422) for one taught on
         another reader than the one loaded: its features would be compared in another space."""
-        from vision.profile import ProfileError, profile_from_bytes
+        from vision.profile import check_reader, profile_from_bytes
 
         record = self.store.get_profile(name)
         profile = profile_from_bytes(record.meta, record.prototypes, record.held_back,
                                      where=f'the profile "{record.name}"')
         cards = getattr(getattr(self.reader, "model", None), "cards", None)
-        card = cards.get("tile_reader", {}) if isinstance(cards, dict) else {}
-        taught_on = profile.reader or {}
-        if card and taught_on and (taught_on.get("date"), taught_on.get("command")) != (card.get("date", ""),
-                                                                                        card.get("command", "")):
-            raise ProfileError(_('The profile "{name}" was taught on another version of the tile reader: teach it '
-                                 "again (delete it, then teach the same photos).").format(name=record.name))
+        check_reader(profile, cards.get("tile_reader", {}) if isinstance(cards, dict) else {}, record.name)
         return profile
 
     def reader_with(self, reader: Any, name: str | None) -> Any:

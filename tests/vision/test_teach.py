@@ -299,3 +299,37 @@ def test_typed_row_counts_recover_tiles_the_detector_doubted() -> None:
     # a count the photo cannot give is not forced: the usual detection comes back for the error message
     _, rows = tiles_in_rows(model, img, counts[:-1] + [counts[-1] + 5])
     assert [len(r) for r in rows] != counts[:-1] + [counts[-1] + 5]
+
+
+def test_a_profile_taught_on_another_reader_is_refused() -> None:
+    """Its prototypes live in another reader's feature space: reading or teaching more with it is a
+    clear error; an unstamped profile or a reader without a card is let through."""
+    from vision.profile import check_reader, reader_stamp
+
+    card = {"date": "2026-11-25", "command": "python -m vision.train reader --crop-stretch 1.8"}
+    profile = _profile()
+    profile.reader = reader_stamp(card)
+    check_reader(profile, card, "mine")  # the same reader
+    profile.reader = {"date": "2026-11-25", "command": "python -m vision.train reader"}
+    with pytest.raises(ProfileError, match='"mine" was taught on another version of the tile reader'):
+        check_reader(profile, card, "mine")
+    check_reader(profile, {}, "mine")
+    profile.reader = {}
+    check_reader(profile, card, "mine")
+
+
+def test_read_refuses_a_profile_folder_taught_on_another_reader(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from tests.photos import sample_photos
+
+    profile = _profile()
+    profile.features = np.eye(4, 192, dtype=np.float32)
+    profile.reader = {"date": "2026-01-01", "command": "an older reader"}
+    profile.save(tmp_path / "old")
+    run = subprocess.run([sys.executable, "-m", "vision.read", str(sample_photos()[0]), "--profile", str(tmp_path / "old"), "--json"],
+                         capture_output=True, text=True, timeout=120, env={**os.environ, "YOLO_OFFLINE": "1"})
+    assert run.returncode == 2
+    assert "another version of the tile reader" in run.stderr and "Traceback" not in run.stderr
