@@ -3,7 +3,7 @@
 # cut by the stretched-window rule (--crop-stretch 1.8, vision.crops), on the rendered sets synth_r11,
 # synth_r10 and synth_r8 with "not a tile" boxes mined by the shipped detector on synth_r11. Run from
 # the repository root, the project's virtual environment active (pip install -e ".[train]"), after
-# rendering synth_r11 as models/recipes/detector_session11.sh says (synth_r10 and synth_r8: models/README.md).
+# rendering synth_r11, synth_r10, synth_r8 and the validation folders (models/recipes/rendered_sets.sh).
 # Before it ran, models/tile_reader.pt was the session-10 reader (git show a912583:models/tile_reader.pt).
 # One thread: 8 minutes to load 143,000 crops (about 16 GB), then 66 minutes of training.
 set -euo pipefail

@@ -8,7 +8,6 @@ and a learning rate that anneals on whichever runs out first, the steps or the t
 from __future__ import annotations
 
 import functools
-
 import json
 import math
 import sys
@@ -43,11 +42,6 @@ def make_batch(samples: list[Sample], idx: np.ndarray, rng: np.random.Generator,
 
 def _plain(sample: Sample, rng: np.random.Generator, size: int) -> tuple[np.ndarray, np.ndarray]:
     return augment(sample, rng, size, strong=False)
-
-
-def _strong(sample: Sample, rng: np.random.Generator, size: int) -> tuple[np.ndarray, np.ndarray]:
-    return augment(sample, rng, size, strong=True)
-
 
 
 @dataclass(frozen=True)
