@@ -226,6 +226,34 @@ def test_low_scoring_boxes_are_kept_only_when_the_reader_confirms_them() -> None
     assert model.score_floor == 0.45
 
 
+def test_a_sure_box_on_a_sure_tile_is_kept_however_unsure_its_reading() -> None:
+    """``sure_score``: a box the detector is sure of, on what the reader calls a tile, stays even
+    when its reading is below ``min_read`` (a hard numeral in a set); a box the detector is less
+    sure of, or one on the bare table, is still dropped by ``min_read``."""
+    from dataclasses import replace
+
+    from vision.detect import DetectorSettings, TileModel
+    from vision.evaluate.tiles import load_labelled
+
+    item = max(load_labelled(SAMPLE / "test"), key=lambda i: len(i.tiles))
+    image = cv2.imread(str(item.path))
+    tile_box = item.boxes_xyxy[0]
+    side = float(max(tile_box[2] - tile_box[0], tile_box[3] - tile_box[1]))
+    h, w = image.shape[:2]
+    corners = [(0, 0), (w - side, 0), (0, h - side), (w - side, h - side)]
+    free = [(x, y) for x, y in corners if not any(b[0] < x + side and b[2] > x and b[1] < y + side and b[3] > y for b in item.boxes_xyxy)]
+    assert free, "fixture photo has tiles in every corner"
+    bare = np.array([free[0][0], free[0][1], free[0][0] + side, free[0][1] + side], np.float32)
+    boxes = np.stack([tile_box, bare])
+    unreachable = replace(DetectorSettings(), min_read=1.01)  # no reading is that sure
+    model = TileModel(settings=replace(unreachable, sure_score=0.0))
+    assert len(model.read_detections(image, boxes, np.array([0.9, 0.9], np.float32))) == 0
+    model.settings = replace(unreachable, sure_score=0.6, sure_none=0.2)
+    kept = model.read_detections(image, boxes, np.array([0.9, 0.9], np.float32))
+    assert len(kept) == 1 and np.allclose(kept.boxes_xyxy[0], tile_box)
+    assert len(model.read_detections(image, boxes, np.array([0.55, 0.9], np.float32))) == 0  # the detector is not sure
+
+
 def test_a_box_read_as_a_joker_needs_joker_read() -> None:
     """``joker_read``: a box the reader calls a joker is kept only when the reader is at least this
     sure of it; tiles read as numbers are not affected."""

@@ -37,6 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--joker-read", default="0", help="reader certainty a box read as a joker needs, to try (0: off)")
     p.add_argument("--ninths-below", default=None,
                    help="tile sizes under which far shots are searched in 3 x 3 windows, to try (0: off; default: the setting's default)")
+    p.add_argument("--quarters-below", default=None,
+                   help="tile sizes under which a photo is searched again in quarters, to try (0: off; default: the setting's default)")
     p.add_argument("--small-hints", default="0",
                    help="faint small boxes that make a close-up searched again in windows, to try (0: off)")
     p.add_argument("--hint-score", default=None,
@@ -57,20 +59,22 @@ def main(argv: list[str] | None = None) -> int:
                                                                    args.confirm_below, args.confirm_read, args.min_read,
                                                                    args.joker_read,
                                                                    args.ninths_below or str(DetectorSettings().ninths_below),
+                                                                   args.quarters_below or str(DetectorSettings().quarters_below),
                                                                    args.small_hints, args.hint_score or str(DetectorSettings().hint_score))))
     rows = []
-    for min_score, max_covered, ocr_below, confirm_below, confirm_read, min_read, joker_read, ninths_below, hints, hint_score in grid:
+    for min_score, max_covered, ocr_below, confirm_below, confirm_read, min_read, joker_read, ninths_below, quarters_below, hints, hint_score in grid:
         if confirm_below == 0 and confirm_read != float(args.confirm_read.split(",")[0]):
             continue  # confirm_read means nothing while confirming is off
         reader.model.settings = replace(DetectorSettings(), min_score=min_score, max_covered=max_covered, ocr_below=ocr_below,
                                         confirm_below=confirm_below, confirm_read=confirm_read, min_read=min_read,
-                                        joker_read=joker_read, ninths_below=ninths_below, small_hints=int(hints),
+                                        joker_read=joker_read, ninths_below=ninths_below, quarters_below=quarters_below,
+                                        small_hints=int(hints),
                                         hint_score=hint_score)
         f1 = {f"{f.parent.name}/{f.name}": evaluate(f, reader, limit=args.limit, progress=False).to_dict()["tile_f1"]
               for f in args.folders}
         row = {"min_score": min_score, "max_covered": max_covered, "ocr_below": ocr_below,
                "confirm_below": confirm_below, "confirm_read": confirm_read, "min_read": min_read, "joker_read": joker_read,
-               "ninths_below": ninths_below, "small_hints": int(hints), "hint_score": hint_score, "mean_f1": round(sum(f1.values()) / len(f1), 4), **f1}
+               "ninths_below": ninths_below, "quarters_below": quarters_below, "small_hints": int(hints), "hint_score": hint_score, "mean_f1": round(sum(f1.values()) / len(f1), 4), **f1}
         rows.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
     best = max(rows, key=lambda r: r["mean_f1"])  # the first of equals: the grid's order breaks ties
