@@ -141,6 +141,8 @@ RACK_TIER_GAP = 0.5
 parallel) across an edge gap of up to this many tile heights, where the photo shows a rack under
 all its tiers (a tall rack's back wall shows between them). Rendered mixed scenes (seed 77,
 models' boxes): racks exact 12 of 56 with 0.1, 16 with 0.3, 18 with 0.5 and 0.8."""
+RACK_MAX_TIERS = 3
+"""Most tiers a rack found without being told grows to (racks are made with one, two or three)."""
 RACK_MIN_ASPECT = 1.0
 """Rack tiles face the camera upright: box height / width at least this (1.2 missed racks seen
 from above the seat, whose tiles look shorter; chosen on train, valid and rendered scenes)."""
@@ -626,6 +628,8 @@ def _find_racks(
     while merged:
         merged = False
         for k, rack in enumerate(racks):
+            if len(rack) >= RACK_MAX_TIERS:
+                continue
             for c in range(len(rows)):
                 owner = next((j for j, other in enumerate(racks) if c in other), None)
                 if len(rows[c]) < 2 or owner == k or (owner is not None and racks[owner] != [c]):

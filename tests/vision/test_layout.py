@@ -665,3 +665,16 @@ def test_a_misread_up_among_strewn_ups_is_overruled_by_its_neighbour() -> None:
     boxes, up = _SCENE_77_190[:, :4], _SCENE_77_190[:, 4:]
     layout = group_sets(boxes, up)
     assert {10, 12, 21, 25, 19} in [set(s) for s in layout.sets]
+
+
+def test_a_rack_grows_to_three_tiers_at_most() -> None:
+    # Rendered mixed scenes (seed 78): rows of the table's sets behind a rack, stacked above its
+    # tiers, were grown into the rack one by one (a "rack" of 8 rows). Racks have 1-3 tiers.
+    from vision.layout import RACK_MAX_TIERS
+
+    s = Scene()
+    for k in range(5):  # rows a third of a tile apart: tiers of a tall rack, grown one by one
+        s.add_rack_row(0.1 * k, 1.85 * k, [True] * 8)
+    boxes, _ = s.view(px=60)
+    layout = group_sets(boxes, image_bgr=draw_photo(boxes, rack_of=_rack_tiles(s)))
+    assert layout.racks and max(cue.rows for cue in layout.racks) == RACK_MAX_TIERS == 3
