@@ -194,6 +194,23 @@ def test_boxes_searched_in_windows_only(reader) -> None:
         reader.find_boxes(photo, [(w + 10, 0, w + 100, h)])
 
 
+def _tile_and_bare_table() -> tuple[np.ndarray, np.ndarray]:
+    """The fixture photo with most tiles and two boxes on it: its first tile's, and one as large in
+    the photo's emptiest corner (no tile box overlaps it)."""
+    from vision.evaluate.tiles import load_labelled
+
+    item = max(load_labelled(SAMPLE / "test"), key=lambda i: len(i.tiles))
+    image = cv2.imread(str(item.path))
+    tile_box = item.boxes_xyxy[0]
+    side = float(max(tile_box[2] - tile_box[0], tile_box[3] - tile_box[1]))
+    h, w = image.shape[:2]
+    corners = [(0, 0), (w - side, 0), (0, h - side), (w - side, h - side)]
+    free = [(x, y) for x, y in corners if not any(b[0] < x + side and b[2] > x and b[1] < y + side and b[3] > y for b in item.boxes_xyxy)]
+    assert free, "fixture photo has tiles in every corner"
+    bare = np.array([free[0][0], free[0][1], free[0][0] + side, free[0][1] + side], np.float32)
+    return image, np.stack([tile_box, bare])
+
+
 def test_low_scoring_boxes_are_kept_only_when_the_reader_confirms_them() -> None:
     """``confirm_below``: a real tile's box the detector scored low is kept when the reader is sure
     of it; a box on the bare table with the same low score is not (with it off, find_boxes never
@@ -201,19 +218,9 @@ def test_low_scoring_boxes_are_kept_only_when_the_reader_confirms_them() -> None
     from dataclasses import replace
 
     from vision.detect import DetectorSettings, TileModel
-    from vision.evaluate.tiles import load_labelled
 
-    item = max(load_labelled(SAMPLE / "test"), key=lambda i: len(i.tiles))
-    image = cv2.imread(str(item.path))
-    tile_box = item.boxes_xyxy[0]
-    # a box as large as a tile in the photo's emptiest corner (no tile box overlaps it)
-    side = float(max(tile_box[2] - tile_box[0], tile_box[3] - tile_box[1]))
-    h, w = image.shape[:2]
-    corners = [(0, 0), (w - side, 0), (0, h - side), (w - side, h - side)]
-    free = [(x, y) for x, y in corners if not any(b[0] < x + side and b[2] > x and b[1] < y + side and b[3] > y for b in item.boxes_xyxy)]
-    assert free, "fixture photo has tiles in every corner"
-    bare = np.array([free[0][0], free[0][1], free[0][0] + side, free[0][1] + side], np.float32)
-    boxes, scores = np.stack([tile_box, bare]), np.array([0.4, 0.4], np.float32)
+    image, boxes = _tile_and_bare_table()
+    tile_box, scores = boxes[0], np.array([0.4, 0.4], np.float32)
     model = TileModel(settings=replace(DetectorSettings(), min_score=0.5, confirm_below=0.3, confirm_read=0.9))
     kept = model.read_detections(image, boxes, scores)
     assert len(kept.boxes_xyxy) == 1 and np.allclose(kept.boxes_xyxy[0], tile_box)
@@ -233,18 +240,9 @@ def test_a_sure_box_on_a_sure_tile_is_kept_however_unsure_its_reading() -> None:
     from dataclasses import replace
 
     from vision.detect import DetectorSettings, TileModel
-    from vision.evaluate.tiles import load_labelled
 
-    item = max(load_labelled(SAMPLE / "test"), key=lambda i: len(i.tiles))
-    image = cv2.imread(str(item.path))
-    tile_box = item.boxes_xyxy[0]
-    side = float(max(tile_box[2] - tile_box[0], tile_box[3] - tile_box[1]))
-    h, w = image.shape[:2]
-    corners = [(0, 0), (w - side, 0), (0, h - side), (w - side, h - side)]
-    free = [(x, y) for x, y in corners if not any(b[0] < x + side and b[2] > x and b[1] < y + side and b[3] > y for b in item.boxes_xyxy)]
-    assert free, "fixture photo has tiles in every corner"
-    bare = np.array([free[0][0], free[0][1], free[0][0] + side, free[0][1] + side], np.float32)
-    boxes = np.stack([tile_box, bare])
+    image, boxes = _tile_and_bare_table()
+    tile_box = boxes[0]
     unreachable = replace(DetectorSettings(), min_read=1.01)  # no reading is that sure
     model = TileModel(settings=replace(unreachable, sure_score=0.0))
     assert len(model.read_detections(image, boxes, np.array([0.9, 0.9], np.float32))) == 0
