@@ -25,6 +25,9 @@ python -m datasets.synth $q --workers 1 --scenes $S --out data/s7_racks_eval2k -
 python -m datasets.synth $q --workers 1 --out data/s8_cloth_test --train 0 --val 0 --test 80 --seed 17 \
   --scenes table=0.5,mixed=0.25,rack=0.25 --backgrounds dots=0.4,motifs=0.3,fabric=0.3
 
+# Speed (python -m vision.evaluate.bench times 12 rack close-ups of this test split; session 13's command).
+python -m datasets.synth $q --workers 2 --out data/synth_racks_eval --train 0 --val 0 --test 120 --seed 14
+
 # Training sets of the session-10 to -12 readers (synth_r11 is also in detector_session11.sh).
 python -m datasets.synth $q --workers 2 --out data/synth_r8 --train 1500 --val 0 --test 0 --seed 41 \
   --scenes rack=0.45,mixed=0.2,table=0.2,scatter=0.1,empty=0.05 --backgrounds $B

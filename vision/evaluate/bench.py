@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 SIZES = ((4000, 3000), (4624, 3468))
-RACK_SCENES = Path("data/synth_racks_eval/test")  # python -m datasets.synth --test 120 --seed 14 (models/README.md)
+RACK_SCENES = Path("data/synth_racks_eval/test")  # rendered by models/recipes/rendered_sets.sh
 
 
 def _jpeg(image: np.ndarray, size: tuple[int, int]) -> bytes:
