@@ -172,6 +172,37 @@ def test_close_up_with_far_tiles_is_searched_again() -> None:
     assert np.array_equal(near_off, near_on), "the photo alone has no far tiles: no second search"
 
 
+def test_second_search_runs_only_where_small_boxes_are() -> None:
+    """The close-up with far tiles above: with ``window_score`` the second search runs only in the
+    windows holding a small box of the whole photo's run (the far tiles sit in the bottom row of
+    the 3 x 3 grid), and finds as many far tiles as searching every window."""
+    from vision.boxes import match_boxes
+    from vision.detect import DetectorSettings, TileModel
+    from vision.evaluate.tiles import load_labelled
+
+    item = max(load_labelled(SAMPLE / "test"), key=lambda i: len(i.tiles))
+    photo = cv2.imread(str(item.path))
+    h, w = photo.shape[:2]
+    small = cv2.resize(photo, (w // 6, h // 6), interpolation=cv2.INTER_AREA)
+    canvas = np.full((h + h // 3, w, 3), (70, 100, 60), np.uint8)
+    canvas[:h] = photo
+    top, left = h + (h // 3 - h // 6) // 2, (w - w // 6) // 2
+    canvas[top:top + h // 6, left:left + w // 6] = small
+    far_truth = item.boxes_xyxy / 6 + np.array([left, top, left, top], np.float32)
+
+    def search(window_score: float) -> tuple[int, int]:
+        model = TileModel(settings=DetectorSettings(window_score=window_score))
+        runs, window_boxes = [], model._window_boxes
+        model._window_boxes = lambda image, windows: runs.append(len(windows)) or window_boxes(image, windows)
+        boxes, _scores = model.find_boxes(canvas)
+        return len(match_boxes(boxes, far_truth)), sum(runs)
+
+    every_found, every_runs = search(0.0)
+    found, runs = search(0.01)
+    assert every_runs in (4, 9) and 0 < runs < every_runs
+    assert found >= every_found - 1
+
+
 def test_boxes_searched_in_windows_only(reader) -> None:
     """``find_boxes(image, windows)``: the detector looks only inside the windows (tiles cut by a
     window's edge left out), finds there what it finds in the whole photo, and reads a box

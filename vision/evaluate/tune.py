@@ -5,7 +5,7 @@ the detector's ``min_score``, the straddling-box filter ``max_covered``, the rec
 opinion ``ocr_below``, the reader's confirmation of low-scoring boxes ``confirm_below`` /
 ``confirm_read``, the reading every box needs ``min_read`` and a joker needs ``joker_read``, the
 finer second search of far shots ``ninths_below``, the second search of a close-up with far tiles
-``small_hints`` / ``hint_score`` - is tried on the given labelled folders (the real ``valid`` split and the
+``small_hints`` / ``hint_score``, the windows it searches ``window_score`` - is tried on the given labelled folders (the real ``valid`` split and the
 rendered ``val`` scenes; never a test split), and the mean tile F1 over the folders is reported
 for each. The defaults in ``vision/detect.py`` are the best row (models/README.md keeps the table).
 
@@ -43,6 +43,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="faint small boxes that make a close-up searched again in windows, to try (0: off)")
     p.add_argument("--hint-score", default=None,
                    help="least detector score of such a faint box, to try (default: the setting's default)")
+    p.add_argument("--window-score", default="0",
+                   help="least detector score of a small box that makes its window searched again, to try (0: every window)")
     p.add_argument("--limit", type=int, default=None, help="at most this many photos per folder")
     p.add_argument("--models", type=Path, default=None)
     args = p.parse_args(argv)
@@ -60,21 +62,23 @@ def main(argv: list[str] | None = None) -> int:
                                                                    args.joker_read,
                                                                    args.ninths_below or str(DetectorSettings().ninths_below),
                                                                    args.quarters_below or str(DetectorSettings().quarters_below),
-                                                                   args.small_hints, args.hint_score or str(DetectorSettings().hint_score))))
+                                                                   args.small_hints, args.hint_score or str(DetectorSettings().hint_score),
+                                                                   args.window_score)))
     rows = []
-    for min_score, max_covered, ocr_below, confirm_below, confirm_read, min_read, joker_read, ninths_below, quarters_below, hints, hint_score in grid:
+    for min_score, max_covered, ocr_below, confirm_below, confirm_read, min_read, joker_read, ninths_below, quarters_below, hints, hint_score, window_score in grid:
         if confirm_below == 0 and confirm_read != float(args.confirm_read.split(",")[0]):
             continue  # confirm_read means nothing while confirming is off
         reader.model.settings = replace(DetectorSettings(), min_score=min_score, max_covered=max_covered, ocr_below=ocr_below,
                                         confirm_below=confirm_below, confirm_read=confirm_read, min_read=min_read,
                                         joker_read=joker_read, ninths_below=ninths_below, quarters_below=quarters_below,
                                         small_hints=int(hints),
-                                        hint_score=hint_score)
+                                        hint_score=hint_score, window_score=window_score)
         f1 = {f"{f.parent.name}/{f.name}": evaluate(f, reader, limit=args.limit, progress=False).to_dict()["tile_f1"]
               for f in args.folders}
         row = {"min_score": min_score, "max_covered": max_covered, "ocr_below": ocr_below,
                "confirm_below": confirm_below, "confirm_read": confirm_read, "min_read": min_read, "joker_read": joker_read,
-               "ninths_below": ninths_below, "quarters_below": quarters_below, "small_hints": int(hints), "hint_score": hint_score, "mean_f1": round(sum(f1.values()) / len(f1), 4), **f1}
+               "ninths_below": ninths_below, "quarters_below": quarters_below, "small_hints": int(hints), "hint_score": hint_score,
+               "window_score": window_score, "mean_f1": round(sum(f1.values()) / len(f1), 4), **f1}
         rows.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
     best = max(rows, key=lambda r: r["mean_f1"])  # the first of equals: the grid's order breaks ties
@@ -96,7 +100,7 @@ def _remember_network_outputs(model) -> None:  # noqa: ANN001 - a vision.detect.
     def remembered_boxes(image):  # noqa: ANN001, ANN202
         st = model.settings
         k = (key(image), st.min_score, st.max_covered, st.confirm_below, st.quarters_below, st.ninths_below, st.nms_iou,
-             st.small_hints, st.hint_score)
+             st.small_hints, st.hint_score, st.window_score)
         if k not in boxes_seen:
             boxes_seen[k] = find_boxes(image)
         return boxes_seen[k]
