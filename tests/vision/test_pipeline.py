@@ -203,6 +203,21 @@ def test_second_search_runs_only_where_small_boxes_are() -> None:
     assert found >= every_found - 1
 
 
+def test_far_small_tiles_get_the_finer_grid() -> None:
+    """A close rack's tiles (60 detector px) and the table's far ones (12 px): the sure boxes'
+    median says "quarters", the small ones say 3 x 3, which is taken only where the photo has the
+    pixels for it (no window blown up past the photo's own resolution)."""
+    from vision.detect import TileModel
+
+    model = TileModel()
+    sides = np.array([60.0] * 10 + [12.0] * 5, np.float32)
+    assert model._finer_grid(sides, None, 1.0, 4000, 3000) == 3
+    assert model._finer_grid(sides, None, 1.0, 1024, 768) == 2  # 3 x 3 windows of 410 px: too few pixels
+    assert model._finer_grid(np.array([60.0] * 10 + [22.0] * 5, np.float32), None, 1.0, 4000, 3000) == 2
+    seeds = np.array([[0, 0, 10, 30]] * 8, np.float32)  # unsure far things, 10 px wide
+    assert model._finer_grid(np.array([60.0] * 10 + [22.0] * 5, np.float32), seeds, 1.0, 4000, 3000) == 3
+
+
 def test_boxes_searched_in_windows_only(reader) -> None:
     """``find_boxes(image, windows)``: the detector looks only inside the windows (tiles cut by a
     window's edge left out), finds there what it finds in the whole photo, and reads a box
