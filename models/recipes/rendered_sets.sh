@@ -19,6 +19,11 @@ python -m datasets.synth $q --workers 1 --out data/s8_cloth --train 0 --val 80 -
 python -m datasets.synth $q --workers 1 --out data/s9_layout78 --train 0 --val 200 --test 0 --seed 78 \
   --scenes table=0.7,mixed=0.3 --size 1024
 
+# Layout dev scenes (session 14: choices about the second search and the racks were looked at here,
+# so that seed 78 stays held out).
+python -m datasets.synth $q --workers 1 --out data/s14_layout79 --train 0 --val 200 --test 0 --seed 79 \
+  --scenes table=0.7,mixed=0.3 --size 1024
+
 # Test (measured once, after the choice): s7_racks/test and s7_racks/fonts (above), and these.
 python -m datasets.synth $q --workers 1 --scenes $S --out data/s7_fonts2k --train 0 --val 0 --test 0 --fonts 150 --seed 14 --size 2048
 python -m datasets.synth $q --workers 1 --scenes $S --out data/s7_racks_eval2k --train 0 --val 0 --test 120 --seed 14 --size 2048
