@@ -143,24 +143,30 @@ def test_far_shot_quarter_pass_finds_small_tiles() -> None:
     assert np.array_equal(near_plain, near_default), "the quarter pass must not start on a close-up photo"
 
 
+def _close_up_with_far_tiles() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The shared test photo with most tiles as it is (near tiles) above the same photo at a sixth
+    of its size, beside cloth: (the photo alone, the composite, the far tiles' boxes)."""
+    from vision.evaluate.tiles import load_labelled
+
+    item = max(load_labelled(SAMPLE / "test"), key=lambda i: len(i.tiles))
+    photo = cv2.imread(str(item.path))
+    h, w = photo.shape[:2]
+    small = cv2.resize(photo, (w // 6, h // 6), interpolation=cv2.INTER_AREA)
+    canvas = np.full((h + h // 3, w, 3), (70, 100, 60), np.uint8)
+    canvas[:h] = photo
+    top, left = h + (h // 3 - h // 6) // 2, (w - w // 6) // 2
+    canvas[top:top + h // 6, left:left + w // 6] = small
+    return photo, canvas, item.boxes_xyxy / 6 + np.array([left, top, left, top], np.float32)
+
+
 def test_close_up_with_far_tiles_is_searched_again() -> None:
     """A close-up whose sure boxes are large (a rack near the camera) with the table's tiles far
     behind: the median says "close-up", so only the faint small boxes of the whole photo's run
     (``small_hints``) start the second search that finds the far tiles."""
     from vision.boxes import match_boxes
     from vision.detect import DetectorSettings, TileModel
-    from vision.evaluate.tiles import load_labelled
 
-    item = max(load_labelled(SAMPLE / "test"), key=lambda i: len(i.tiles))
-    photo = cv2.imread(str(item.path))
-    h, w = photo.shape[:2]
-    # The photo as it is (near tiles) above the same photo at a sixth of its size, beside cloth.
-    small = cv2.resize(photo, (w // 6, h // 6), interpolation=cv2.INTER_AREA)
-    canvas = np.full((h + h // 3, w, 3), (70, 100, 60), np.uint8)
-    canvas[:h] = photo
-    top, left = h + (h // 3 - h // 6) // 2, (w - w // 6) // 2
-    canvas[top:top + h // 6, left:left + w // 6] = small
-    far_truth = item.boxes_xyxy / 6 + np.array([left, top, left, top], np.float32)
+    photo, canvas, far_truth = _close_up_with_far_tiles()
 
     def far_found(model: TileModel) -> int:
         boxes, _scores = model.find_boxes(canvas)
@@ -174,21 +180,12 @@ def test_close_up_with_far_tiles_is_searched_again() -> None:
 
 def test_second_search_runs_only_where_small_boxes_are() -> None:
     """The close-up with far tiles above: with ``window_score`` the second search runs only in the
-    windows holding a small box of the whole photo's run (the far tiles sit in the bottom row of
-    the 3 x 3 grid), and finds as many far tiles as searching every window."""
+    windows holding a small box the whole photo's run was unsure of (the far tiles sit in the
+    bottom row of the 3 x 3 grid), and finds as many far tiles as searching every window."""
     from vision.boxes import match_boxes
     from vision.detect import DetectorSettings, TileModel
-    from vision.evaluate.tiles import load_labelled
 
-    item = max(load_labelled(SAMPLE / "test"), key=lambda i: len(i.tiles))
-    photo = cv2.imread(str(item.path))
-    h, w = photo.shape[:2]
-    small = cv2.resize(photo, (w // 6, h // 6), interpolation=cv2.INTER_AREA)
-    canvas = np.full((h + h // 3, w, 3), (70, 100, 60), np.uint8)
-    canvas[:h] = photo
-    top, left = h + (h // 3 - h // 6) // 2, (w - w // 6) // 2
-    canvas[top:top + h // 6, left:left + w // 6] = small
-    far_truth = item.boxes_xyxy / 6 + np.array([left, top, left, top], np.float32)
+    _photo, canvas, far_truth = _close_up_with_far_tiles()
 
     def search(window_score: float) -> tuple[int, int]:
         model = TileModel(settings=DetectorSettings(window_score=window_score))
