@@ -4,7 +4,8 @@
 ``models/tile_reader.onnx``) and turns an upright BGR image into :class:`TileDetections`:
 
 1. the detector runs on the photo letterboxed to its input size (e.g. 512 px); when the tiles it
-   finds are small (a far shot), also on the photo's four overlapping quarters;
+   finds are small (a far shot), also on those of the photo's overlapping windows (four quarters,
+   or a 3 x 3 grid) that hold a small box it was unsure of;
 2. the reader runs on square crops cut from the full-resolution photo around each box;
 3. the reader's number and colour probabilities combine into 53 tile probabilities; crops the
    reader calls "not a tile" are dropped.
@@ -121,9 +122,10 @@ class DetectorSettings:
     found nothing at all, every window is. 0: every window (the second search costs one detector
     run per window). Chosen on validation (session 14, models/README.md), real valid and the
     rendered rack, held-out families and cloth val scenes: every window 0.9737 mean tile F1 and
-    1,294 windows searched; 0.01: 0.9737, 665 windows; 0.05: 0.9734, 527; 0.1: 0.9732; 0.2:
-    0.9729. Seeding with every small box from 0.05 up, found tiles too: 0.9737, 729 windows, and
-    on the benchmark's rendered racks 1.5 times the baseline's time against 0.84."""
+    1,294 windows searched; 0.01: 0.9737, 665 windows; 0.05: 0.9734, 509; 0.1: 0.9732; 0.2:
+    0.9729. Seeding with every small box from 0.05 up, found tiles too: 0.9737, 729 windows, but
+    the benchmark's rendered racks stayed at 1.5 times the baseline's time (a found tile has faint
+    boxes around it); with this setting 0.93-0.96 (session 13: 1.71)."""
     ocr_below: float = 0.0
     """A tile whose most probable number has less than this probability gets a second opinion
     from the general text recogniser (``vision.ocr``, the ``ocr`` extra), when it is installed.
