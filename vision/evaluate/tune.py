@@ -5,9 +5,9 @@ the detector's ``min_score``, the straddling-box filter ``max_covered``, the rec
 opinion ``ocr_below``, the reader's confirmation of low-scoring boxes ``confirm_below`` /
 ``confirm_read``, the reading every box needs ``min_read`` and a joker needs ``joker_read``, the
 finer second search of far shots ``ninths_below``, the second search of a close-up with far tiles
-``small_hints`` / ``hint_score``, the windows it searches ``window_score`` - is tried on the given labelled folders (the real ``valid`` split and the
-rendered ``val`` scenes; never a test split), and the mean tile F1 over the folders is reported
-for each. The defaults in ``vision/detect.py`` are the best row (models/README.md keeps the table).
+``small_hints`` / ``hint_score``, the windows it searches ``window_score`` - is tried on the given
+labelled folders (the real ``valid`` split and the rendered ``val`` scenes; never a test split),
+and the mean tile F1 over the folders is reported for each. The defaults in ``vision/detect.py`` are the best row (models/README.md keeps the table).
 
 The networks run once per photo and setting that changes what they see (the detector's boxes for
 ``min_score``/``max_covered``/``confirm_below``/``ninths_below``/``small_hints``, the readings for ``ocr_below``); the thresholds on
@@ -43,8 +43,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="faint small boxes that make a close-up searched again in windows, to try (0: off)")
     p.add_argument("--hint-score", default=None,
                    help="least detector score of such a faint box, to try (default: the setting's default)")
-    p.add_argument("--window-score", default="0",
-                   help="least detector score of a small box that makes its window searched again, to try (0: every window)")
+    p.add_argument("--window-score", default=None,
+                   help="least detector score of an unsure small box that makes its window searched again, to try "
+                        "(0: every window; default: the setting's default)")
     p.add_argument("--limit", type=int, default=None, help="at most this many photos per folder")
     p.add_argument("--models", type=Path, default=None)
     args = p.parse_args(argv)
@@ -63,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
                                                                    args.ninths_below or str(DetectorSettings().ninths_below),
                                                                    args.quarters_below or str(DetectorSettings().quarters_below),
                                                                    args.small_hints, args.hint_score or str(DetectorSettings().hint_score),
-                                                                   args.window_score)))
+                                                                   args.window_score or str(DetectorSettings().window_score))))
     rows = []
     for min_score, max_covered, ocr_below, confirm_below, confirm_read, min_read, joker_read, ninths_below, quarters_below, hints, hint_score, window_score in grid:
         if confirm_below == 0 and confirm_read != float(args.confirm_read.split(",")[0]):
