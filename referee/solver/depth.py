@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from referee.solver.compiled import SEARCH0
 from referee.solver.options import DFS_ORDER, DFS_SORTED, NEG, NO_CELLS, SCORED, SHARED_MAX, group_joker_floor
 from referee.solver.state import (
     CB,
@@ -23,12 +24,12 @@ from referee.solver.state import (
     S_SHIFT,
     VJS_CLEAR,
     X_SHIFT,
-    G0_SHIFT,
     GROW0,
     Found,
     OutOfBudget,
     Plan,
 )
+from referee.solver.search0 import OUT_OF_BUDGET
 
 
 _SCORE_TOP = (1 << 30) - 1
@@ -57,10 +58,10 @@ class DepthFirst:
         built, searches within its slack turn back where the colours need more jokers than are
         left. Where such a plan exists this takes a few hundred steps where the breadth-first
         programme builds every partial arrangement. Dead ends are remembered with the slack
-        they failed under, across calls. :attr:`search_complete` is True when the search ran
-        out of options or reached ``stop`` (the plan returned, or None, is then the answer);
-        False when it took more than ``budget`` steps (then the best plan found so far, or
-        None)."""
+        they failed under, across calls (by the joker-free loop, :mod:`.search0`, within its
+        call). :attr:`search_complete` is True when the search ran out of options or reached
+        ``stop`` (the plan returned, or None, is then the answer); False when it took more than
+        ``budget`` steps (then the best plan found so far, or None)."""
         assert self.lean
         jcap = self.jtot
         if relaxed:
@@ -221,136 +222,35 @@ class DepthFirst:
                 room = limit - spent
                 dead[node] = room - miss
 
-        # The joker-free loop packs its keys lower (no joker counts): colour states in bits
-        # 0-39, the group scratch from bit 40 (``GROW0``), the cell from bit 50, so node keys
-        # stay within two 30-bit digits of a Python int.
-        colours_mask = (1 << G0_SHIFT) - 1
-        grow0, cell0 = GROW0, G0_SHIFT + 10
-        # Per cell, the options by run state (this search's own: measured against this table's
-        # bound), and the closing node of each number.
-        cell_opts = self._rec0_opts
-        if cell_opts is None:
-            cell_opts = self._rec0_opts = [[{} for _c in range(4)] for _n in range(15)]
-        hcodes = self._hdfs_codes
-        next_node = [(n + 1) << cell0 for n in range(14)]
-
-        def rec0(n: int, c: int, key: int, spent: int, sc: int) -> None:
-            # rec for a position without jokers (the common case, and the hot loop there):
-            # no joker counts to keep, and a number's groups must complete on their own. rec
-            # itself gives the same plans here (jcap 0: no joker needs, floor[g] > 0) but is
-            # slower on joker-free positions (referee/SOLVER.md, "Methods measured and
-            # dropped"), so this specialised copy stays. A change to one must be made to the
-            # other. The number is closed in the loop below where its last colour is chosen
-            # (one call fewer per number), or at the top where the colours after it are idle.
-            nonlocal left_steps, limit
-            while c < 4 and idle[c][n] and not (key >> (cb * c)) & cm:
-                details[n - 1][c] = IDLE
-                c += 1
-            if c == 4:
-                if lean_jg[key >> G0_SHIFT]:
-                    return
-                nk = key & colours_mask
-                if n == 13:
-                    if not (closed[nk & cm] and closed[(nk >> cb) & cm] and closed[(nk >> 2 * cb) & cm] and closed[(nk >> 3 * cb) & cm]):
-                        return
-                    group_jokers[12] = 0
-                    found[:] = [sc, [list(row) for row in details], list(group_jokers)]
-                    limit = spent - 1
-                    if spent <= stop:
-                        raise Found
-                    return
-                node = nk | next_node[n]
-                if dead.get(node, -1) >= limit - spent:
-                    return
-                rec0(n + 1, 0, nk, spent, sc)
-                dead[node] = limit - spent
-                return
-            sh = cb * c
-            sid = (key >> sh) & cm
-            mine = cell_opts[n][c]
-            got = mine.get(sid)
-            if got is None:
-                got = mine[sid] = hcodes(c, n, sid)
-            codes, base = got
-            f = key >> G0_SHIFT
-            fk = (f << 6) | (n << 2) | c
-            floor = floors.get(fk)
-            if floor is None:
-                floor = floors[fk] = group_floor(f, rest_avail[n][c])
-            basek = key & ~(cm << sh) & colours_mask
-            row = grow0[f]
-            here = details[n - 1]
-            if c < 3:
-                cell = ((n << 3) | (c + 1)) << cell0
-                c1 = c + 1
-                room = limit - spent
-                for k in codes:
-                    miss = (k >> 42) - 64
-                    if miss > room:
-                        break
-                    nsid, g, _jr, score, _v, detail = base[k & 4095]
-                    if floor[g]:
-                        continue  # this number's groups could not be completed
-                    left_steps -= 1
-                    if left_steps < 0:
-                        raise OutOfBudget
-                    nk = basek | (nsid << sh) | row[g]
-                    node = nk | cell
-                    if dead.get(node, -1) >= room - miss:
-                        continue
-                    here[c] = detail
-                    rec0(n, c1, nk, spent + miss, sc + score)
-                    room = limit - spent
-                    dead[node] = room - miss
-                return
-            # The last colour of the number: each choice closes the number here. (No dead end
-            # is kept for the choice itself: the closed number's node, its group scratch
-            # dropped, is kept with the same slack and holds for every scratch.)
-            room = limit - spent
-            nxt = next_node[n]
-            for k in codes:
-                miss = (k >> 42) - 64
-                if miss > room:
-                    break
-                nsid, g, _jr, score, _v, detail = base[k & 4095]
-                if floor[g]:
-                    continue  # this number's groups could not be completed
-                left_steps -= 1
-                if left_steps < 0:
-                    raise OutOfBudget
-                nk = basek | (nsid << sh) | row[g]
-                if lean_jg[nk >> G0_SHIFT]:
-                    continue
-                here[3] = detail
-                nk &= colours_mask
-                spent2 = spent + miss
-                if n == 13:
-                    if closed[nk & cm] and closed[(nk >> cb) & cm] and closed[(nk >> 2 * cb) & cm] and closed[(nk >> 3 * cb) & cm]:
-                        group_jokers[12] = 0
-                        found[:] = [sc + score, [list(cells) for cells in details], list(group_jokers)]
-                        limit = spent2 - 1
-                        room = limit - spent
-                        if spent2 <= stop:
-                            raise Found
-                    continue
-                closing = nk | nxt
-                if dead.get(closing, -1) < room - miss:
-                    rec0(n + 1, 0, nk, spent2, sc + score)
-                    room = limit - spent
-                    dead[closing] = room - miss
-
         self.search_complete = False
+        if relaxed and not jcap:
+            # Without jokers: the joker-free loop (module search0; compiled where it was built),
+            # which packs its keys lower (no joker counts): colour states in bits 0-39, the
+            # group scratch from bit 40 (``GROW0``), the cell from bit 50, so node keys stay
+            # within two 30-bit digits of a Python int. rec itself gives the same plans there
+            # (jcap 0: no joker needs, floor[g] > 0) but is slower on joker-free positions
+            # (referee/SOLVER.md, "Methods measured and dropped"). A change to one must be
+            # made to the other.
+            rec = None  # type: ignore[assignment]  # (not used: no cycle to keep)
+            how, left_steps, score, got = SEARCH0(
+                idle, lean_jg, GROW0, closed, self._hdfs_codes, group_floor, rest_avail, IDLE, slack, stop, budget
+            )
+            self.search_complete = how != OUT_OF_BUDGET
+            self.steps = budget - left_steps
+            if got is None:
+                return None
+            return Plan(score + (self.lean_bonus << P_SHIFT), got, [0] * 13, [0] * 13)
         try:
-            (rec0 if relaxed and not jcap else rec)(1, 0, 0, 0, 0)
+            rec(1, 0, 0, 0, 0)
             self.search_complete = True
         except Found:
             self.search_complete = True
         except OutOfBudget:
             left_steps = 0
-        # The two closures call themselves through their cells: a reference cycle that would
-        # keep this search's tables, and the programme, alive until the cyclic collector runs
-        # (its passes then cost the next solves). Broken here, they go when the call returns.
-        rec = rec0 = None  # type: ignore[assignment]
+        # The closure calls itself through its cell: a reference cycle that would keep this
+        # search's tables, and the programme, alive until the cyclic collector runs (its
+        # passes then cost the next solves). Broken here, they go when the call returns.
+        rec = None  # type: ignore[assignment]
         self.steps = budget - left_steps
         if not found:
             return None

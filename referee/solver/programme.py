@@ -110,9 +110,6 @@ class Programme(Bounds, DepthFirst, BreadthFirst):
         self._dfs_cache: dict[int, Any] = {}
         self._hdead: dict[int, int] = {}
         self._hcache: dict[int, Any] = {}
-        # The joker-free search's options by cell and run state: [n][c][sid] -> (codes, base)
-        # (made by the first search that needs them).
-        self._rec0_opts: list[list[dict[int, Any]]] | None = None
         self._hb: list[Any] | None = None
         self._need: list[Any] | None = None
         self._need_most = -1

@@ -1,0 +1,70 @@
+"""Which joker-free search loop runs: the compiled one (``_search0``, C, built by ``pip install``
+where a C compiler is there) or its pure-Python twin :func:`referee.solver.search0.search0`.
+
+The extension is optional: without a compiler, or when it is missing, the twin runs and gives
+the same answers (the tests compare them). It is not used, with a warning, when it may not be
+what its sources say: built from a C file whose digest of the twin (``TWIN_SHA256``) is not the
+twin's as it is now (the twin was edited and the C file not, or not rebuilt), or older than its
+C file (the C file was edited and not rebuilt: run ``pip install -e .`` again). Setting the
+environment variable ``RUMMIKUB_SOLVER_PURE=1`` runs the twin whatever is built.
+
+``WHICH`` says which loop runs and why; :func:`twin_digest` gives the digest to write into
+``_search0.c`` after changing the twin.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from referee.solver.search0 import search0
+
+_HERE = Path(__file__).resolve().parent
+
+TWIN = _HERE / "search0.py"
+"""The pure-Python twin, whose digest the extension must carry."""
+
+C_SOURCE = _HERE / "_search0.c"
+"""The extension's source (absent from an installed wheel: then only the digest is checked)."""
+
+
+def twin_digest() -> str:
+    """SHA-256 of the twin's source as it is now (bytes as stored, hex)."""
+    return hashlib.sha256(TWIN.read_bytes()).hexdigest()
+
+
+def _load() -> tuple[Callable[..., Any], str]:
+    """The search loop to use and a line saying which and why."""
+    if os.environ.get("RUMMIKUB_SOLVER_PURE", "") not in ("", "0"):
+        return search0, "pure Python (RUMMIKUB_SOLVER_PURE is set)"
+    try:
+        from referee.solver import _search0  # type: ignore[attr-defined]
+    except ImportError:
+        return search0, "pure Python (the compiled loop is not built)"
+    built = getattr(_search0, "TWIN_SHA256", "")
+    if built != twin_digest():
+        warnings.warn(
+            "referee.solver._search0 was built for another version of search0.py: using the pure-Python "
+            "loop (rebuild with `pip install -e .`)", RuntimeWarning, stacklevel=2,
+        )
+        return search0, "pure Python (the compiled loop is stale: its twin's digest differs)"
+    try:
+        stale = C_SOURCE.stat().st_mtime > Path(_search0.__file__).stat().st_mtime
+    except OSError:
+        stale = False  # (no C source beside it: an installed wheel)
+    if stale:
+        warnings.warn(
+            "referee.solver._search0 is older than _search0.c: using the pure-Python loop "
+            "(rebuild with `pip install -e .`)", RuntimeWarning, stacklevel=2,
+        )
+        return search0, "pure Python (the compiled loop is older than its C source)"
+    return _search0.search0, f"compiled ({Path(_search0.__file__).name})"
+
+
+SEARCH0, WHICH = _load()
+"""The joker-free loop :meth:`DepthFirst.search` calls, and which one it is."""
+

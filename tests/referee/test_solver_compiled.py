@@ -1,0 +1,121 @@
+"""The joker-free search loop's compiled twin (referee/solver/_search0.c) against its pure-Python
+specification (referee/solver/search0.py), and the guard that keeps a stale build out."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+from referee.ruleset import RuleSet
+from referee.solver import best_move, compiled
+from referee.solver.inputs import tile_counts, tile_indices
+from referee.solver.options import NEG, group_joker_floor
+from referee.solver.programme import Programme
+from referee.solver.search0 import search0
+from referee.solver.state import CLOSED, GROW0, IDLE, LEAN_JG
+from referee.tiles import parse_tiles
+from referee.tools.bench import load_positions, random_positions
+
+
+def _built():
+    """The compiled module when it is built and current (whatever RUMMIKUB_SOLVER_PURE says), else None."""
+    saved = os.environ.pop("RUMMIKUB_SOLVER_PURE", None)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            loop, _which = compiled._load()
+    finally:
+        if saved is not None:
+            os.environ["RUMMIKUB_SOLVER_PURE"] = saved
+    return None if loop is search0 else sys.modules["referee.solver._search0"]
+
+
+def test_c_source_carries_the_twins_digest() -> None:
+    """search0.py changed without _search0.c (or the other way): write the change into both and
+    the new digest (``compiled.twin_digest()``) into the C file."""
+    text = compiled.C_SOURCE.read_text(encoding="utf-8")
+    found = re.search(r'#define TWIN_SHA256 "([0-9a-f]{64})"', text)
+    assert found, "no TWIN_SHA256 in _search0.c"
+    assert found.group(1) == compiled.twin_digest()
+
+
+def _joker_free(positions: list[dict]) -> list[dict]:
+    return [p for p in positions if not any("J" in s for s in p["table_melds"]) and "J" not in p["rack"]]
+
+
+@pytest.mark.skipif(_built() is None, reason="the compiled loop is not built here (no C compiler): the twin runs")
+def test_compiled_loop_matches_the_twin_step_for_step() -> None:
+    """Same answer (how it ended, steps left, score, details) for every slack, stop and budget,
+    budgets cutting the search at many points, on shared and random joker-free positions."""
+    fast = _built().search0
+    rules = RuleSet.classic()
+    positions = _joker_free(load_positions())[::4] + _joker_free(random_positions(4, 31))
+    checked = 0
+    for p in positions:
+        table = [parse_tiles(s) for s in p["table_melds"]]
+        prog = Programme(
+            tile_counts(tile_indices([t for s in table for t in s])), tile_counts(tile_indices(parse_tiles(p["rack"]))),
+            rules, "tiles", None, table,
+        )
+        hb = prog.bounds()
+        top = sum(hb[c][0].get(0, NEG) for c in range(4))
+        for budget in (1, 7, 40, 20000):
+            for slack, stop in ((top - 1, 0), (top - 1, top - 1), (1, 0)):
+                args = (prog.idle, LEAN_JG, GROW0, CLOSED, prog._hdfs_codes, group_joker_floor, prog.rest_avail, IDLE,
+                        slack, stop, budget)
+                assert fast(*args) == search0(*args), (p["id"], budget, slack, stop)
+                checked += 1
+    assert checked >= 300
+
+
+@pytest.mark.skipif(_built() is None, reason="the compiled loop is not built here (no C compiler): the twin runs")
+def test_best_move_is_the_same_with_either_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    import referee.solver.depth as depth
+
+    rules = RuleSet.classic()
+    positions = _joker_free(random_positions(3, 47))
+    got = {}
+    for loop in (search0, _built().search0):
+        monkeypatch.setattr(depth, "SEARCH0", loop)
+        got[loop] = [
+            best_move([parse_tiles(s) for s in p["table_melds"]], parse_tiles(p["rack"]), rules=rules) for p in positions
+        ]
+    first, second = got.values()
+    assert first == second
+
+
+def test_stale_builds_are_not_used(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A build for another twin, or older than its C source, falls back to the twin, saying so;
+    so does RUMMIKUB_SOLVER_PURE."""
+    monkeypatch.delenv("RUMMIKUB_SOLVER_PURE", raising=False)
+    built = _built()
+    if built is None:
+        loop, _which = compiled._load()
+        assert loop is search0
+    else:
+        with monkeypatch.context() as m:
+            m.setattr(compiled, "twin_digest", lambda: "0" * 64)
+            with pytest.warns(RuntimeWarning, match="another version"):
+                loop, which = compiled._load()
+            assert loop is search0 and "stale" in which
+        newer = tmp_path / "_search0.c"
+        newer.write_text("/* edited */\n")
+        so_time = os.stat(built.__file__).st_mtime
+        os.utime(newer, (so_time + 60, so_time + 60))
+        with monkeypatch.context() as m:
+            m.setattr(compiled, "C_SOURCE", newer)
+            with pytest.warns(RuntimeWarning, match="older than"):
+                loop, which = compiled._load()
+            assert loop is search0
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            loop, which = compiled._load()
+        assert loop is built.search0 and which.startswith("compiled")
+    monkeypatch.setenv("RUMMIKUB_SOLVER_PURE", "1")
+    loop, which = compiled._load()
+    assert loop is search0 and "RUMMIKUB_SOLVER_PURE" in which
