@@ -7,8 +7,8 @@
  *
  * Why C: the loop is most of a joker-free solve and costs the interpreter 8,000-9,000
  * instructions a choice (referee/SOLVER.md, session 10); here it is the cells' options (asked
- * of Python once per cell and run state, as the twin does) and a few dozen instructions a
- * choice. Node keys fit in 64 bits (colour states in bits 0-39, group scratch 40-49, the cell
+ * of Python once per cell and run state, as the twin does, and put in order here) and a few
+ * dozen instructions a choice. Node keys fit in 64 bits (colour states in bits 0-39, group scratch 40-49, the cell
  * from bit 50). */
 
 #define PY_SSIZE_T_CLEAN
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TWIN_SHA256 "193de794b053a989b17f6dd3e9791f92ed3d8c4c571ffe364c132a9dba340264"
+#define TWIN_SHA256 "06ba88168089f1dfb810c4465734575959b909a802acbf69474591d68d561973"
 
 #define CB 10
 #define CM ((1ULL << CB) - 1)
@@ -25,10 +25,13 @@
 #define CELL0 (G0_SHIFT + 10)
 #define COLOURS_MASK ((1ULL << G0_SHIFT) - 1)
 #define NF (17 * 16) /* group scratch values */
+#define P_SHIFT 22
+#define SCORE_TOP ((1LL << 30) - 1)
 
 enum { DONE = 0, FOUND = 1, OUT_OF_BUDGET = 2, ERROR = -1 };
 
 typedef struct {
+    uint64_t code; /* as cell_codes() */
     int miss;
     int g;
     long long score;
@@ -38,7 +41,7 @@ typedef struct {
 
 typedef struct {
     uint64_t key; /* ((n * 4 + c) << CB | sid) + 1; 0: empty */
-    PyObject *got;  /* (codes, base) from hcodes, owned */
+    PyObject *base; /* options(c, n, sid, 0), owned */
     Opt *opts;
     Py_ssize_t count;
 } Cell;
@@ -60,7 +63,7 @@ typedef struct {
     const int *lean_jg;
     const uint64_t (*grow0)[5];
     PyObject *closed; /* the live list: run states may be registered during the search */
-    PyObject *hcodes, *group_floor, *rest_avail, *idle_detail;
+    PyObject *options, *hb, *group_floor, *rest_avail, *idle_detail;
     Table dead;
     Cell *cells;
     size_t ccap, cused;
@@ -132,51 +135,86 @@ static int dead_set(Table *t, uint64_t key, long long val) {
     }
 }
 
-/* Read a cell's options from hcodes(c, n, sid) = (codes, base): per code, miss = (code >> 42)
- * - 64 and the option base[code & 4095] = (nsid, g, jr, score, value, detail). */
+static int by_code(const void *a, const void *b) {
+    uint64_t x = ((const Opt *)a)->code, y = ((const Opt *)b)->code;
+    return x < y ? -1 : x > y;
+}
+
+/* The relaxed bound of run state ``sid`` in one of hb's dicts, or -1 when it has none (or a
+ * negative one: no way on). */
+static int bound_of(PyObject *dict, PyObject *sid, long long *h) {
+    PyObject *v = PyDict_GetItemWithError(dict, sid);
+    if (!v) {
+        *h = -1;
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    *h = PyLong_AsLongLong(v);
+    return (*h == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+/* A cell's options in the search order, as cell_codes() in search0.py orders them: the cell's
+ * options(c, n, sid, 0) = [(nsid, g, jr, score, value, detail)], those that can finish, by
+ * ((miss + 64) << 30 | (SCORE_TOP - score)) << 12 | index. */
 static int fill_cell(Ctx *x, Cell *cell, int n, int c, uint64_t sid) {
-    PyObject *got = PyObject_CallFunction(x->hcodes, "iiK", c, n, (unsigned long long)sid);
-    if (!got) return -1;
-    cell->got = got;
-    if (!PyTuple_Check(got) || PyTuple_GET_SIZE(got) != 2) {
-        PyErr_SetString(PyExc_TypeError, "hcodes must return (codes, base)");
+    PyObject *base = PyObject_CallFunction(x->options, "iiKi", c, n, (unsigned long long)sid, 0);
+    if (!base) return -1;
+    cell->base = base;
+    if (!PyList_Check(base)) {
+        PyErr_SetString(PyExc_TypeError, "options must return a list");
         return -1;
     }
-    PyObject *codes = PyTuple_GET_ITEM(got, 0), *base = PyTuple_GET_ITEM(got, 1);
-    if (!PyList_Check(codes) || !PyList_Check(base)) {
-        PyErr_SetString(PyExc_TypeError, "hcodes must return two lists");
+    PyObject *rows = PyList_GET_ITEM(x->hb, c); /* a list of 14 dicts, by number */
+    if (!PyList_Check(rows) || PyList_GET_SIZE(rows) < 14) {
+        PyErr_SetString(PyExc_TypeError, "hb[c] must be a list of 14 dicts");
         return -1;
     }
-    Py_ssize_t count = PyList_GET_SIZE(codes);
-    cell->opts = malloc((count ? count : 1) * sizeof(Opt));
+    PyObject *before = PyList_GET_ITEM(rows, n - 1), *after = PyList_GET_ITEM(rows, n);
+    if (!PyDict_Check(before) || !PyDict_Check(after)) {
+        PyErr_SetString(PyExc_TypeError, "hb[c][n] must be a dict");
+        return -1;
+    }
+    Py_ssize_t size = PyList_GET_SIZE(base), count = 0;
+    cell->opts = malloc((size ? size : 1) * sizeof(Opt));
     if (!cell->opts) {
         PyErr_NoMemory();
         return -1;
     }
-    for (Py_ssize_t i = 0; i < count; i++) {
-        long long k = PyLong_AsLongLong(PyList_GET_ITEM(codes, i));
-        if (k == -1 && PyErr_Occurred()) return -1;
-        Py_ssize_t idx = (Py_ssize_t)(k & 4095);
-        if (idx >= PyList_GET_SIZE(base)) {
-            PyErr_SetString(PyExc_IndexError, "option code past its cell's options");
-            return -1;
+    PyObject *key = PyLong_FromUnsignedLongLong(sid);
+    if (!key) return -1;
+    long long h0;
+    int bad = bound_of(before, key, &h0);
+    Py_DECREF(key);
+    if (bad) return -1;
+    if (h0 >= 0) {
+        for (Py_ssize_t i = 0; i < size; i++) {
+            PyObject *o = PyList_GET_ITEM(base, i);
+            if (!PyTuple_Check(o) || PyTuple_GET_SIZE(o) != 6) {
+                PyErr_SetString(PyExc_TypeError, "an option must be a 6-tuple");
+                return -1;
+            }
+            long long h1;
+            if (bound_of(after, PyTuple_GET_ITEM(o, 0), &h1) < 0) return -1;
+            if (h1 < 0) continue;
+            Opt *opt = &cell->opts[count];
+            opt->nsid = (uint64_t)PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(o, 0));
+            opt->g = (int)PyLong_AsLong(PyTuple_GET_ITEM(o, 1));
+            opt->score = PyLong_AsLongLong(PyTuple_GET_ITEM(o, 3));
+            opt->detail = PyTuple_GET_ITEM(o, 5);
+            if (PyErr_Occurred()) return -1;
+            if (opt->nsid > CM || opt->g < 0 || opt->g > 4 || opt->score < 0 || opt->score > SCORE_TOP || i > 4095) {
+                PyErr_SetString(PyExc_ValueError, "option out of range");
+                return -1;
+            }
+            long long miss = h0 - (opt->score >> P_SHIFT) - h1;
+            if (miss + 64 < 0 || miss > 1000) {
+                PyErr_SetString(PyExc_ValueError, "option's miss out of range");
+                return -1;
+            }
+            opt->miss = (int)miss;
+            opt->code = ((((uint64_t)(miss + 64)) << 30 | (uint64_t)(SCORE_TOP - opt->score)) << 12) | (uint64_t)i;
+            count++;
         }
-        PyObject *o = PyList_GET_ITEM(base, idx);
-        if (!PyTuple_Check(o) || PyTuple_GET_SIZE(o) != 6) {
-            PyErr_SetString(PyExc_TypeError, "an option must be a 6-tuple");
-            return -1;
-        }
-        Opt *opt = &cell->opts[i];
-        opt->miss = (int)((k >> 42) - 64);
-        opt->nsid = (uint64_t)PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(o, 0));
-        opt->g = (int)PyLong_AsLong(PyTuple_GET_ITEM(o, 1));
-        opt->score = PyLong_AsLongLong(PyTuple_GET_ITEM(o, 3));
-        opt->detail = PyTuple_GET_ITEM(o, 5);
-        if (PyErr_Occurred()) return -1;
-        if (opt->nsid > CM || opt->g < 0 || opt->g > 4) {
-            PyErr_SetString(PyExc_ValueError, "option out of range");
-            return -1;
-        }
+        qsort(cell->opts, (size_t)count, sizeof(Opt), by_code);
     }
     cell->count = count;
     return 0;
@@ -355,7 +393,7 @@ static void ctx_free(Ctx *x) {
     if (x->cells) {
         for (size_t j = 0; j < x->ccap; j++) {
             if (x->cells[j].key) {
-                Py_XDECREF(x->cells[j].got);
+                Py_XDECREF(x->cells[j].base);
                 free(x->cells[j].opts);
             }
         }
@@ -377,17 +415,18 @@ static int read_ints(PyObject *seq, Py_ssize_t want, const char *what) {
 }
 
 static PyObject *search0(PyObject *self, PyObject *args) {
-    PyObject *idle, *lean_jg, *grow0, *closed, *hcodes, *group_floor, *rest_avail, *idle_detail;
+    PyObject *idle, *lean_jg, *grow0, *closed, *options, *hb, *group_floor, *rest_avail, *idle_detail;
     long long slack, stop, budget;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOLLL", &idle, &lean_jg, &grow0, &closed, &hcodes, &group_floor, &rest_avail,
-                          &idle_detail, &slack, &stop, &budget))
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOLLL", &idle, &lean_jg, &grow0, &closed, &options, &hb, &group_floor,
+                          &rest_avail, &idle_detail, &slack, &stop, &budget))
         return NULL;
     if (read_ints(idle, 4, "idle") < 0 || read_ints(lean_jg, NF, "lean_jg") < 0 || read_ints(grow0, NF, "grow0") < 0 ||
-        read_ints(closed, 1, "closed") < 0 || read_ints(rest_avail, 14, "rest_avail") < 0)
+        read_ints(closed, 1, "closed") < 0 || read_ints(rest_avail, 14, "rest_avail") < 0 || read_ints(hb, 4, "hb") < 0)
         return NULL;
     Ctx *x = PyMem_Calloc(1, sizeof(Ctx));
     if (!x) return PyErr_NoMemory();
-    x->hcodes = hcodes;
+    x->options = options;
+    x->hb = hb;
     x->group_floor = group_floor;
     x->rest_avail = rest_avail;
     x->idle_detail = idle_detail;
@@ -464,7 +503,7 @@ done:
 
 static PyMethodDef methods[] = {
     {"search0", search0, METH_VARARGS,
-     "search0(idle, lean_jg, grow0, closed, hcodes, group_floor, rest_avail, idle_detail, slack, stop, budget)\n"
+     "search0(idle, lean_jg, grow0, closed, options, hb, group_floor, rest_avail, idle_detail, slack, stop, budget)\n"
      "The joker-free depth-first loop: referee.solver.search0.search0, compiled (same arguments and answer)."},
     {NULL, NULL, 0, NULL},
 };

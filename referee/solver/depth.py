@@ -32,11 +32,6 @@ from referee.solver.state import (
 from referee.solver.search0 import OUT_OF_BUDGET
 
 
-_SCORE_TOP = (1 << 30) - 1
-"""Above any option's score in the joker-free search (tiles objective: at most 4 tiles placed,
-shifted by ``P_SHIFT``), for :meth:`DepthFirst._hdfs_codes`' codes."""
-
-
 class DepthFirst:
     """Depth-first searches of :class:`~referee.solver.programme.Programme` (its state is set up there)."""
 
@@ -233,7 +228,7 @@ class DepthFirst:
             # made to the other.
             rec = None  # type: ignore[assignment]  # (not used: no cycle to keep)
             how, left_steps, score, got = SEARCH0(
-                idle, lean_jg, GROW0, closed, self._hdfs_codes, group_floor, rest_avail, IDLE, slack, stop, budget
+                idle, lean_jg, GROW0, closed, self._options, self._hb, group_floor, rest_avail, IDLE, slack, stop, budget
             )
             self.search_complete = how != OUT_OF_BUDGET
             self.steps = budget - left_steps
@@ -274,29 +269,6 @@ class DepthFirst:
                 DFS_SORTED[key] = got
         self._dfs_cache[(((c << 4 | n) << CB | sid) << 4) | jrem] = got
         return got
-
-    def _hdfs_codes(self, c: int, n: int, sid: int) -> tuple[list[int], list[tuple[Any, ...]]]:
-        """The joker-free search's options of a cell, in :meth:`_hdfs_options`'s order, as
-        ``(codes, base)``: ``base`` the cell's options as :meth:`_options` gives them (shared
-        between solves), ``codes`` one int per option that can finish, sorted: ((miss + 64)
-        << 30 | (2**30 - 1 - score)) << 12 | its index in ``base`` (fewest misses, then best
-        score, then the options' own order, as the stable sort of :meth:`_hdfs_options`).
-        Ints rather than tuples: nothing new for the cyclic collector, and a plain sort."""
-        hb = self._hb[c]  # type: ignore[index]
-        base = self._options(c, n, sid, 0)
-        h0 = hb[n - 1].get(sid, NEG)
-        codes = []
-        if h0 >= 0:
-            after = hb[n]
-            top = h0 + 64
-            i = 0
-            for nsid, _g, _jr, score, _v, _d in base:
-                h1 = after.get(nsid, NEG)
-                if h1 >= 0:
-                    codes.append(((top - (score >> P_SHIFT) - h1) << 30 | (_SCORE_TOP - score)) << 12 | i)
-                i += 1
-            codes.sort()
-        return codes, base
 
     def _hdfs_options(self, c: int, n: int, sid: int, jrem: int) -> list[tuple[int, int, int, int, int, tuple[Any, ...]]]:
         """As :meth:`_dfs_options`, with the miss measured against the relaxed bound: how much the

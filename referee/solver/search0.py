@@ -15,11 +15,37 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from referee.solver.state import CB, CM, G0_SHIFT, Found, OutOfBudget
+from referee.solver.options import NEG
+from referee.solver.state import CB, CM, G0_SHIFT, P_SHIFT, Found, OutOfBudget
 
 
 DONE, FOUND, OUT_OF_BUDGET = 0, 1, 2
 """How :func:`search0` ended: out of options, at a plan meeting ``stop``, past its budget."""
+
+SCORE_TOP = (1 << 30) - 1
+"""Above any option's score here (tiles objective: at most 4 tiles placed, shifted by
+``P_SHIFT``)."""
+
+
+def cell_codes(base: Sequence[tuple[Any, ...]], h0: int, after: dict[int, int]) -> list[int]:
+    """A cell's options in the search order, as one int each, sorted: ((miss + 64) << 30 |
+    (2**30 - 1 - score)) << 12 | the option's index in ``base`` (fewest misses, then best score,
+    then the options' own order), for the options that can finish. ``base``: the cell's options
+    as :meth:`Programme._options` gives them, (nsid, g, jr, score, value, detail); ``h0`` the
+    relaxed bound of the cell's run state before it, ``after`` the bounds by run state after it;
+    an option's miss is how much it lowers its colour's bound. Ints rather than tuples: nothing
+    new for the cyclic collector, and a plain sort."""
+    codes = []
+    if h0 >= 0:
+        top = h0 + 64
+        i = 0
+        for nsid, _g, _jr, score, _v, _d in base:
+            h1 = after.get(nsid, NEG)
+            if h1 >= 0:
+                codes.append(((top - (score >> P_SHIFT) - h1) << 30 | (SCORE_TOP - score)) << 12 | i)
+            i += 1
+        codes.sort()
+    return codes
 
 
 def search0(
@@ -27,7 +53,8 @@ def search0(
     lean_jg: Sequence[int],
     grow0: Sequence[Sequence[int]],
     closed: Sequence[bool],
-    hcodes: Callable[[int, int, int], tuple[list[int], list[tuple[Any, ...]]]],
+    options: Callable[[int, int, int, int], list[tuple[Any, ...]]],
+    hb: Sequence[Sequence[dict[int, int]]],
     group_floor: Callable[[int, tuple[int, ...]], tuple[int, ...]],
     rest_avail: Sequence[Sequence[tuple[int, ...]]],
     idle_detail: tuple[Any, ...],
@@ -38,7 +65,8 @@ def search0(
     """The joker-free search from number 1 with nothing open: every way on leaving out at most
     ``slack`` tiles against the relaxed bound, depth first, each plan found lowering the slack
     to one less than it left out, until the options run out or a plan leaves out ``stop`` or
-    fewer. ``hcodes(c, n, sid)`` gives a cell's options (:meth:`DepthFirst._hdfs_codes`),
+    fewer. ``options(c, n, sid, 0)`` gives a cell's options (:meth:`Programme._options`),
+    ordered by :func:`cell_codes` against the relaxed bound ``hb`` (:meth:`Programme.bounds`),
     ``group_floor(f, rest_avail[n][c])`` the group floor (:func:`group_joker_floor`); the
     other arguments are the programme's tables and the state module's. Dead ends are
     remembered with the slack they failed under (this call only).
@@ -90,7 +118,8 @@ def search0(
         mine = cell_opts[n][c]
         got = mine.get(sid)
         if got is None:
-            got = mine[sid] = hcodes(c, n, sid)
+            base = options(c, n, sid, 0)
+            got = mine[sid] = (cell_codes(base, hb[c][n - 1].get(sid, NEG), hb[c][n]), base)
         codes, base = got
         f = key >> G0_SHIFT
         fk = (f << 6) | (n << 2) | c

@@ -66,7 +66,7 @@ def test_compiled_loop_matches_the_twin_step_for_step() -> None:
         top = sum(hb[c][0].get(0, NEG) for c in range(4))
         for budget in (1, 7, 40, 20000):
             for slack, stop in ((top - 1, 0), (top - 1, top - 1), (1, 0)):
-                args = (prog.idle, LEAN_JG, GROW0, CLOSED, prog._hdfs_codes, group_joker_floor, prog.rest_avail, IDLE,
+                args = (prog.idle, LEAN_JG, GROW0, CLOSED, prog._options, hb, group_joker_floor, prog.rest_avail, IDLE,
                         slack, stop, budget)
                 assert fast(*args) == search0(*args), (p["id"], budget, slack, stop)
                 checked += 1
