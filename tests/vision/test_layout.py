@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from tests.vision.scenes import Scene, draw_photo
-from vision.layout import RACK_BAR_CONTRAST, RACK_BACKDROP_SHARE, Layout, group_sets, rack_cue, tile_widths
+from vision.boxes import iou_matrix
+from vision.layout import RACK_BAR_CONTRAST, RACK_BACKDROP_SHARE, Layout, group_sets, next_in_line, rack_cue, tile_widths
 
 
 def _as_sets(layout: Layout) -> set[frozenset[int]]:
@@ -121,6 +122,38 @@ def test_a_lone_tile_cut_off_by_a_gap_is_offered_as_a_join(angle: float) -> None
     layout = group_sets(boxes, up)
     assert _as_sets(layout) == {frozenset(line)} and layout.loose == (lone,)
     assert {frozenset(p) for p in layout.joins} == {frozenset((line[-1], lone))}
+
+
+@pytest.mark.parametrize("angle", [0, 35, 90, 200])
+def test_next_in_line_offers_the_places_a_missed_tile_would_fill(angle: float) -> None:
+    """A run of seven with its third tile missed and a pair elsewhere: the places offered are each
+    line's ends one step on and the missed tile's place, which both pieces of the run point at
+    but which is offered once; none overlaps a tile found."""
+    s = Scene()
+    run = s.add_set(0, 0, 7, gap=0.05)
+    pair = s.add_set(0, 4.0, 2, gap=0.05)
+    boxes, _ = s.view(angle_deg=angle, px=40)
+    missed = run[2]
+    found = np.delete(boxes, missed, axis=0)
+    places = next_in_line(found)
+    assert len(places) == 5  # the run's two ends, the pair's two ends, the gap (once)
+    assert iou_matrix(places, boxes[[missed]]).max() > 0.8
+    assert iou_matrix(places, found).max() < 0.3
+    beyond = [boxes[run[0]], boxes[run[-1]], boxes[pair[0]], boxes[pair[-1]]]
+    assert all(iou_matrix(places, b[None]).max() < 0.3 for b in beyond)
+
+
+def test_next_in_line_stays_inside_the_photo() -> None:
+    """A line running off the photo's edge offers no place beyond it; a lone tile offers none."""
+    s = Scene()
+    s.add_set(0, 0, 3, gap=0.05)
+    boxes, _ = s.view(px=40)
+    x1 = boxes[:, 0].min()
+    boxes = boxes - np.array([x1, 0, x1, 0])  # the line's first tile touches the left edge
+    size = (int(boxes[:, 2].max() + 200), int(boxes[:, 3].max() + 50))
+    places = next_in_line(boxes, size=size)
+    assert len(places) == 1 and places[0, 0] > boxes[:, 2].max() - 1
+    assert len(next_in_line(boxes[:1])) == 0
 
 
 def test_change_of_direction_starts_a_new_set() -> None:

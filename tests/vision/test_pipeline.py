@@ -377,3 +377,34 @@ def test_the_reader_is_cropped_by_the_rule_its_card_names(tmp_path: Path) -> Non
     assert not np.array_equal(stretched.crops(photo, flat)[0], square.crops(photo, flat)[0])
     _p, _n, up = stretched.read_boxes(photo, flat)
     assert abs(float(np.linalg.norm(up[0])) - 1.0) < 1e-3
+
+
+def test_a_tile_the_detector_missed_is_found_along_its_line() -> None:
+    """The shared test photo with most tiles: a set's end tile and a tile inside a set taken out of
+    the detections (as if the detector had missed them) are found again where their lines say a
+    tile lies, read as before; with every tile there, the look adds nothing (bare table reads as no
+    tile)."""
+    from vision.boxes import match_boxes
+    from vision.detect import DetectorSettings, TileModel
+    from vision.detections import TileDetections
+    from vision.evaluate.tiles import load_labelled
+    from vision.layout import group_sets
+
+    item = max(load_labelled(SAMPLE / "test"), key=lambda i: len(i.tiles))
+    photo = cv2.imread(str(item.path))
+    model = TileModel(settings=DetectorSettings(line_none=0))
+    det = model.detect(photo)
+    line_model = TileModel()
+    assert len(line_model.look_along_lines(photo, det).boxes_xyxy) == len(det.boxes_xyxy)
+    longest = max(group_sets(det.boxes_xyxy, det.up_xy).sets, key=len)
+    assert len(longest) >= 4
+    gone = [longest[-1], longest[1]]
+    kept = [i for i in range(len(det.boxes_xyxy)) if i not in gone]
+    less = TileDetections(det.boxes_xyxy[kept], det.scores[kept], det.probs[kept], det.up_xy[kept])
+    again = line_model.look_along_lines(photo, less)
+    assert len(again.boxes_xyxy) == len(det.boxes_xyxy)
+    back = again.boxes_xyxy[len(kept):]
+    pairs = match_boxes(back, det.boxes_xyxy[gone])
+    assert len(pairs) == 2
+    for b, g in pairs:
+        assert again.probs[len(kept) + b].argmax() == det.probs[gone[g]].argmax()

@@ -5,7 +5,8 @@ the detector's ``min_score``, the straddling-box filter ``max_covered``, the rec
 opinion ``ocr_below``, the reader's confirmation of low-scoring boxes ``confirm_below`` /
 ``confirm_read``, the reading every box needs ``min_read`` and a joker needs ``joker_read``, the
 finer second search of far shots ``ninths_below``, the second search of a close-up with far tiles
-``small_hints`` / ``hint_score``, the windows it searches ``window_score`` - is tried on the given
+``small_hints`` / ``hint_score``, the windows it searches ``window_score``, the look along the
+lines of tiles ``line_none`` - is tried on the given
 labelled folders (the real ``valid`` split and the rendered ``val`` scenes; never a test split),
 and the mean tile F1 over the folders is reported for each. The defaults in ``vision/detect.py`` are the best row (models/README.md keeps the table).
 
@@ -46,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--window-score", default=None,
                    help="least detector score of an unsure small box that makes its window searched again, to try "
                         "(0: every window; default: the setting's default)")
+    p.add_argument("--line-none", default=None,
+                   help="most P(not a tile) of a tile seen where a line says the next tile lies, to try "
+                        "(0: no look along the lines; default: the setting's default)")
     p.add_argument("--limit", type=int, default=None, help="at most this many photos per folder")
     p.add_argument("--models", type=Path, default=None)
     args = p.parse_args(argv)
@@ -64,22 +68,23 @@ def main(argv: list[str] | None = None) -> int:
                                                                    args.ninths_below or str(DetectorSettings().ninths_below),
                                                                    args.quarters_below or str(DetectorSettings().quarters_below),
                                                                    args.small_hints, args.hint_score or str(DetectorSettings().hint_score),
-                                                                   args.window_score or str(DetectorSettings().window_score))))
+                                                                   args.window_score or str(DetectorSettings().window_score),
+                                                                   args.line_none or str(DetectorSettings().line_none))))
     rows = []
-    for min_score, max_covered, ocr_below, confirm_below, confirm_read, min_read, joker_read, ninths_below, quarters_below, hints, hint_score, window_score in grid:
+    for min_score, max_covered, ocr_below, confirm_below, confirm_read, min_read, joker_read, ninths_below, quarters_below, hints, hint_score, window_score, line_none in grid:
         if confirm_below == 0 and confirm_read != float(args.confirm_read.split(",")[0]):
             continue  # confirm_read means nothing while confirming is off
         reader.model.settings = replace(DetectorSettings(), min_score=min_score, max_covered=max_covered, ocr_below=ocr_below,
                                         confirm_below=confirm_below, confirm_read=confirm_read, min_read=min_read,
                                         joker_read=joker_read, ninths_below=ninths_below, quarters_below=quarters_below,
                                         small_hints=int(hints),
-                                        hint_score=hint_score, window_score=window_score)
+                                        hint_score=hint_score, window_score=window_score, line_none=line_none)
         f1 = {f"{f.parent.name}/{f.name}": evaluate(f, reader, limit=args.limit, progress=False).to_dict()["tile_f1"]
               for f in args.folders}
         row = {"min_score": min_score, "max_covered": max_covered, "ocr_below": ocr_below,
                "confirm_below": confirm_below, "confirm_read": confirm_read, "min_read": min_read, "joker_read": joker_read,
                "ninths_below": ninths_below, "quarters_below": quarters_below, "small_hints": int(hints), "hint_score": hint_score,
-               "window_score": window_score, "mean_f1": round(sum(f1.values()) / len(f1), 4), **f1}
+               "window_score": window_score, "line_none": line_none, "mean_f1": round(sum(f1.values()) / len(f1), 4), **f1}
         rows.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
     best = max(rows, key=lambda r: r["mean_f1"])  # the first of equals: the grid's order breaks ties
