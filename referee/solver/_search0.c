@@ -15,9 +15,10 @@
 #include <Python.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 
-#define TWIN_SHA256 "06ba88168089f1dfb810c4465734575959b909a802acbf69474591d68d561973"
+#define TWIN_SHA256 "d85f2b734f7ee73e1843f87219594ad2cb659ad3fce3890d5aa25721d882cdf5"
 
 #define CB 10
 #define CM ((1ULL << CB) - 1)
@@ -415,6 +416,7 @@ static int read_ints(PyObject *seq, Py_ssize_t want, const char *what) {
 }
 
 static PyObject *search0(PyObject *self, PyObject *args) {
+    (void)self;
     PyObject *idle, *lean_jg, *grow0, *closed, *options, *hb, *group_floor, *rest_avail, *idle_detail;
     long long slack, stop, budget;
     if (!PyArg_ParseTuple(args, "OOOOOOOOOLLL", &idle, &lean_jg, &grow0, &closed, &options, &hb, &group_floor,
@@ -501,10 +503,631 @@ done:
     return result;
 }
 
+
+/* ------------------------------------------------------------------------------------------
+ * The loop with jokers: search_jokers() in search0.py. Its keys are the programme's full keys
+ * (colour states 0-39, jokers placed 40-47, jokers in runs at this number 60-63, the group
+ * scratch from bit 64, the cell from bit 76): 128-bit ints here. */
+
+typedef unsigned __int128 u128;
+
+#define JS_SHIFT 40
+#define PEND_SHIFT 60
+#define MAXG_SHIFT 64
+#define S_SHIFT 68
+#define CELL_SHIFT (S_SHIFT + 8)
+#define KEEP_MASK ((((u128)1) << PEND_SHIFT) - 1)
+#define VJS_CLEAR (~(((((u128)1) << (PEND_SHIFT - JS_SHIFT)) - 1) << JS_SHIFT) & KEEP_MASK)
+
+static int u128_of(PyObject *v, u128 *out) {
+    if (!PyLong_Check(v)) {
+        PyErr_SetString(PyExc_TypeError, "a key must be an int");
+        return -1;
+    }
+    u128 x = 0;
+#if PY_VERSION_HEX >= 0x030D0000
+    Py_ssize_t got = PyLong_AsNativeBytes(v, &x, sizeof(x), Py_ASNATIVEBYTES_NATIVE_ENDIAN | Py_ASNATIVEBYTES_UNSIGNED_BUFFER | Py_ASNATIVEBYTES_REJECT_NEGATIVE);
+    if (got < 0) return -1;
+    if ((size_t)got > sizeof(x)) {
+        PyErr_SetString(PyExc_OverflowError, "key over 128 bits");
+        return -1;
+    }
+#else
+    if (_PyLong_AsByteArray((PyLongObject *)v, (unsigned char *)&x, sizeof(x), PY_LITTLE_ENDIAN, 0) < 0) return -1;
+#endif
+    *out = x;
+    return 0;
+}
+
+static PyObject *long_of_u128(u128 x) {
+    if (!(x >> 64)) return PyLong_FromUnsignedLongLong((unsigned long long)x);
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyLong_FromUnsignedNativeBytes(&x, sizeof(x), Py_ASNATIVEBYTES_NATIVE_ENDIAN);
+#else
+    return _PyLong_FromByteArray((const unsigned char *)&x, sizeof(x), PY_LITTLE_ENDIAN, 0);
+#endif
+}
+
+typedef struct {
+    u128 *keys; /* 0: empty (node keys hold their cell, never 0) */
+    long long *vals;
+    unsigned char *dirty; /* set in this call: written back to the programme's dict */
+    size_t cap, used;
+} Table128;
+
+static inline size_t slot128(u128 k, size_t mask) {
+    return (size_t)mix((uint64_t)k ^ mix((uint64_t)(k >> 64))) & mask;
+}
+
+static int t128_init(Table128 *t, size_t cap) {
+    t->keys = calloc(cap, sizeof(u128));
+    t->vals = malloc(cap * sizeof(long long));
+    t->dirty = calloc(cap, 1);
+    t->cap = cap;
+    t->used = 0;
+    return t->keys && t->vals && t->dirty ? 0 : -1;
+}
+
+static void t128_free(Table128 *t) {
+    free(t->keys);
+    free(t->vals);
+    free(t->dirty);
+}
+
+static inline long long t128_get(const Table128 *t, u128 key) {
+    size_t mask = t->cap - 1, i = slot128(key, mask);
+    for (;;) {
+        u128 k = t->keys[i];
+        if (k == key) return t->vals[i];
+        if (k == 0) return -1;
+        i = (i + 1) & mask;
+    }
+}
+
+static int t128_set(Table128 *t, u128 key, long long val, unsigned char dirty) {
+    if (2 * (t->used + 1) > t->cap) {
+        Table128 bigger;
+        if (t128_init(&bigger, t->cap * 2) < 0) {
+            t128_free(&bigger);
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (size_t j = 0; j < t->cap; j++) {
+            if (t->keys[j]) {
+                size_t m = bigger.cap - 1, i = slot128(t->keys[j], m);
+                while (bigger.keys[i]) i = (i + 1) & m;
+                bigger.keys[i] = t->keys[j];
+                bigger.vals[i] = t->vals[j];
+                bigger.dirty[i] = t->dirty[j];
+                bigger.used++;
+            }
+        }
+        t128_free(t);
+        *t = bigger;
+    }
+    size_t mask = t->cap - 1, i = slot128(key, mask);
+    for (;;) {
+        u128 k = t->keys[i];
+        if (k == key || k == 0) {
+            if (k == 0) {
+                t->keys[i] = key;
+                t->used++;
+            }
+            t->vals[i] = val;
+            t->dirty[i] |= dirty;
+            return 0;
+        }
+        i = (i + 1) & mask;
+    }
+}
+
+typedef struct {
+    int miss;
+    int g;
+    int jrun;
+    long long score; /* -neg */
+    uint64_t nsid;
+    PyObject *detail; /* borrowed: held by the cell's list */
+} OptJ;
+
+typedef struct {
+    uint64_t key; /* ((n * 4 + c) << CB | sid) << 4 | jrem, + 1; 0: empty */
+    PyObject *list; /* owned */
+    OptJ *opts;
+    Py_ssize_t count;
+} CellJ;
+
+static PyObject *known_grow;
+static u128 grow_c[NF][5];
+
+typedef struct {
+    unsigned char idle[4][15];
+    const int *lean_jg;
+    PyObject *closed, *shared, *cids, *cache, *options, *group_floor, *rest_avail, *need, *need_others, *idle_detail;
+    long long jcap;
+    Table128 dead;
+    Table floors;
+    CellJ *cells;
+    size_t ccap, cused;
+    long long limit, stop, left_steps;
+    PyObject *details[13][4];
+    PyObject *found_details[13][4];
+    long long group_jokers[13], found_group_jokers[13];
+    long long found_sc;
+    int has_found;
+} CtxJ;
+
+/* A cell's options in the search order: found in shared by the cell id, else in cache, else
+ * from options(c, n, sid, jrem); each (miss, neg, nsid, g, jrun, detail). */
+static int fill_cell_j(CtxJ *x, CellJ *cell, int n, int c, uint64_t sid, long long jrem) {
+    PyObject *list = NULL;
+    PyObject *row = PyList_GET_ITEM(x->cids, c);
+    if (!PyList_Check(row) || PyList_GET_SIZE(row) <= n) {
+        PyErr_SetString(PyExc_TypeError, "cids[c] must be a list of 15 ints");
+        return -1;
+    }
+    long long cid = PyLong_AsLongLong(PyList_GET_ITEM(row, n));
+    if (cid == -1 && PyErr_Occurred()) return -1;
+    if (cid >= 0) {
+        PyObject *key = PyLong_FromUnsignedLongLong((((((unsigned long long)cid << CB) | sid) << 4) | (unsigned long long)jrem));
+        if (!key) return -1;
+        list = PyDict_GetItemWithError(x->shared, key);
+        Py_DECREF(key);
+        if (!list && PyErr_Occurred()) return -1;
+    }
+    if (!list) {
+        PyObject *key = PyLong_FromUnsignedLongLong(((((((unsigned long long)c << 4) | (unsigned long long)n) << CB) | sid) << 4) | (unsigned long long)jrem);
+        if (!key) return -1;
+        list = PyDict_GetItemWithError(x->cache, key);
+        Py_DECREF(key);
+        if (!list && PyErr_Occurred()) return -1;
+    }
+    if (list) {
+        Py_INCREF(list);
+    } else {
+        list = PyObject_CallFunction(x->options, "iiKL", c, n, (unsigned long long)sid, jrem);
+        if (!list) return -1;
+    }
+    cell->list = list;
+    if (!PyList_Check(list)) {
+        PyErr_SetString(PyExc_TypeError, "a cell's options must be a list");
+        return -1;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(list);
+    cell->opts = malloc((count ? count : 1) * sizeof(OptJ));
+    if (!cell->opts) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *o = PyList_GET_ITEM(list, i);
+        if (!PyTuple_Check(o) || PyTuple_GET_SIZE(o) != 6) {
+            PyErr_SetString(PyExc_TypeError, "an option must be a 6-tuple");
+            return -1;
+        }
+        OptJ *opt = &cell->opts[i];
+        long long miss = PyLong_AsLongLong(PyTuple_GET_ITEM(o, 0));
+        opt->score = -PyLong_AsLongLong(PyTuple_GET_ITEM(o, 1));
+        opt->nsid = (uint64_t)PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(o, 2));
+        opt->g = (int)PyLong_AsLong(PyTuple_GET_ITEM(o, 3));
+        opt->jrun = (int)PyLong_AsLong(PyTuple_GET_ITEM(o, 4));
+        opt->detail = PyTuple_GET_ITEM(o, 5);
+        if (PyErr_Occurred()) return -1;
+        if (miss < -1000 || miss > 1000 || opt->nsid > CM || opt->g < 0 || opt->g > 4 || opt->jrun < 0 || opt->jrun > 15) {
+            PyErr_SetString(PyExc_ValueError, "option out of range");
+            return -1;
+        }
+        opt->miss = (int)miss;
+    }
+    cell->count = count;
+    return 0;
+}
+
+static CellJ *get_cell_j(CtxJ *x, int n, int c, uint64_t sid, long long jrem) {
+    uint64_t key = (((((uint64_t)(n * 4 + c) << CB) | sid) << 4) | (uint64_t)jrem) + 1;
+    if (2 * (x->cused + 1) > x->ccap) {
+        size_t cap = x->ccap * 2;
+        CellJ *bigger = calloc(cap, sizeof(CellJ));
+        if (!bigger) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        for (size_t j = 0; j < x->ccap; j++) {
+            if (x->cells[j].key) {
+                size_t i = (size_t)mix(x->cells[j].key) & (cap - 1);
+                while (bigger[i].key) i = (i + 1) & (cap - 1);
+                bigger[i] = x->cells[j];
+            }
+        }
+        free(x->cells);
+        x->cells = bigger;
+        x->ccap = cap;
+    }
+    size_t mask = x->ccap - 1, i = (size_t)mix(key) & mask;
+    while (x->cells[i].key) {
+        if (x->cells[i].key == key) return &x->cells[i];
+        i = (i + 1) & mask;
+    }
+    CellJ *cell = &x->cells[i];
+    cell->key = key;
+    x->cused++;
+    if (fill_cell_j(x, cell, n, c, sid, jrem) < 0) return NULL;
+    return cell;
+}
+
+/* group_floor(f, rest_avail[n][c]) packed a byte each, cached in x->floors (as get_floor). */
+static int get_floor_j(CtxJ *x, uint64_t f, int n, int c, long long *packed) {
+    Ctx shim; /* get_floor reads only floors, rest_avail and group_floor */
+    shim.floors = x->floors;
+    shim.rest_avail = x->rest_avail;
+    shim.group_floor = x->group_floor;
+    int r = get_floor(&shim, f, n, c, packed);
+    x->floors = shim.floors;
+    return r;
+}
+
+/* need[d][n].get(sid) as a borrowed list, NULL with no error when there is none. */
+static PyObject *need_of(PyObject *table, uint64_t sid) {
+    PyObject *key = PyLong_FromUnsignedLongLong(sid);
+    if (!key) return NULL;
+    PyObject *v = PyDict_GetItemWithError(table, key);
+    Py_DECREF(key);
+    return v;
+}
+
+static int need_at(PyObject *v, long long k, long long *out) {
+    if (!PyList_Check(v) || k < 0 || k >= PyList_GET_SIZE(v)) {
+        PyErr_SetString(PyExc_IndexError, "joker need read past its slack");
+        return -1;
+    }
+    *out = PyLong_AsLongLong(PyList_GET_ITEM(v, (Py_ssize_t)k));
+    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+static PyObject *need_table(CtxJ *x, int d, int n) {
+    return PyList_GET_ITEM(PyList_GET_ITEM(x->need, d), n);
+}
+
+static void keep_found_j(CtxJ *x, long long sc) {
+    x->found_sc = sc;
+    memcpy(x->found_details, x->details, sizeof(x->details));
+    memcpy(x->found_group_jokers, x->group_jokers, sizeof(x->group_jokers));
+    x->has_found = 1;
+}
+
+static inline int closed_at(const CtxJ *x, uint64_t sid) {
+    return (Py_ssize_t)sid < PyList_GET_SIZE(x->closed) && PyList_GET_ITEM(x->closed, (Py_ssize_t)sid) == Py_True;
+}
+
+#define SID(k, d) ((uint64_t)((k) >> (CB * (d))) & CM)
+
+static int recj(CtxJ *x, int n, int c, u128 key, long long spent, long long sc) {
+    while (c < 4 && x->idle[c][n] && !SID(key, c)) {
+        x->details[n - 1][c] = x->idle_detail;
+        c++;
+    }
+    if (c == 4) {
+        /* Close the number: its groups' jokers, then on to the next. */
+        uint64_t f = (uint64_t)(key >> MAXG_SHIFT);
+        if (f >= NF) {
+            PyErr_SetString(PyExc_ValueError, "group scratch out of range");
+            return ERROR;
+        }
+        long long jg = x->lean_jg[f];
+        long long used = (long long)((key >> JS_SHIFT) & 255) + (long long)((key >> PEND_SHIFT) & 15) + jg;
+        if (used > x->jcap) return DONE;
+        u128 nk = (key & VJS_CLEAR) | ((u128)used << JS_SHIFT);
+        if (n == 13) {
+            if (!(closed_at(x, SID(nk, 0)) && closed_at(x, SID(nk, 1)) && closed_at(x, SID(nk, 2)) && closed_at(x, SID(nk, 3))))
+                return DONE;
+            x->group_jokers[12] = jg;
+            keep_found_j(x, sc);
+            x->limit = spent - 1;
+            return spent <= x->stop ? FOUND : DONE;
+        }
+        u128 node = nk | ((u128)((n + 1) << 3) << CELL_SHIFT);
+        long long slack = x->limit - spent;
+        if (t128_get(&x->dead, node) >= slack) return DONE;
+        if (x->need != Py_None) {
+            /* Too few jokers left for what the colours need, the slack shared out among the
+             * colours as well as it can be. */
+            PyObject *v[4];
+            for (int d = 0; d < 4; d++) {
+                v[d] = need_of(need_table(x, d, n), SID(nk, d));
+                if (!v[d]) {
+                    if (PyErr_Occurred()) return ERROR;
+                    return t128_set(&x->dead, node, slack, 1) < 0 ? ERROR : DONE;
+                }
+            }
+            long long least = 0, a[4], b[4], e[4];
+            if (slack > 2) {
+                for (int d = 0; d < 4; d++) {
+                    if (need_at(v[d], slack, &a[d]) < 0) return ERROR;
+                    least += a[d];
+                }
+            } else {
+                for (int d = 0; d < 4; d++) {
+                    if (need_at(v[d], 0, &a[d]) < 0) return ERROR;
+                    least += a[d];
+                }
+                if (slack == 1) {
+                    long long best = LLONG_MIN;
+                    for (int d = 0; d < 4; d++) {
+                        if (need_at(v[d], 1, &b[d]) < 0) return ERROR;
+                        if (a[d] - b[d] > best) best = a[d] - b[d];
+                    }
+                    least -= best;
+                } else if (slack == 2) {
+                    long long g1[4], best = LLONG_MIN;
+                    for (int d = 0; d < 4; d++) {
+                        if (need_at(v[d], 1, &b[d]) < 0 || need_at(v[d], 2, &e[d]) < 0) return ERROR;
+                        g1[d] = a[d] - b[d];
+                        if (a[d] - e[d] > best) best = a[d] - e[d];
+                    }
+                    /* the two largest of g1 */
+                    long long m1 = LLONG_MIN, m2 = LLONG_MIN;
+                    for (int d = 0; d < 4; d++) {
+                        if (g1[d] > m1) {
+                            m2 = m1;
+                            m1 = g1[d];
+                        } else if (g1[d] > m2) {
+                            m2 = g1[d];
+                        }
+                    }
+                    if (m1 + m2 > best) best = m1 + m2;
+                    least -= best;
+                }
+            }
+            if (least > 2 * (x->jcap - used)) return t128_set(&x->dead, node, slack, 1) < 0 ? ERROR : DONE;
+        }
+        x->group_jokers[n - 1] = jg;
+        int r = recj(x, n + 1, 0, nk, spent, sc);
+        if (r) return r;
+        return t128_set(&x->dead, node, x->limit - spent, 1) < 0 ? ERROR : DONE; /* (a plan found below lowered the limit) */
+    }
+    int sh = CB * c;
+    uint64_t sid = SID(key, c);
+    long long pend = (long long)((key >> PEND_SHIFT) & 15);
+    long long jrem = x->jcap - (long long)((key >> JS_SHIFT) & 255) - pend;
+    if (jrem < 0 || jrem > 15) {
+        PyErr_SetString(PyExc_ValueError, "jokers left out of range");
+        return ERROR;
+    }
+    CellJ *cell = get_cell_j(x, n, c, sid, jrem);
+    if (!cell) return ERROR;
+    uint64_t f = (uint64_t)(key >> MAXG_SHIFT);
+    if (f >= NF) {
+        PyErr_SetString(PyExc_ValueError, "group scratch out of range");
+        return ERROR;
+    }
+    long long floor;
+    if (get_floor_j(x, f, n, c, &floor) < 0) return ERROR;
+    u128 basek = key & ~((u128)CM << sh) & KEEP_MASK;
+    const u128 *row = grow_c[f];
+    u128 cellbits = (u128)((n << 3) | (c + 1)) << CELL_SHIFT;
+    PyObject **here = x->details[n - 1];
+    long long room = x->limit - spent;
+    const OptJ *opt = cell->opts, *end = cell->opts + cell->count;
+    PyObject *mine = NULL;
+    long long others = 0;
+    if (x->need != Py_None) {
+        /* The other colours' joker needs from here (each given the whole slack), the colours
+         * done at this number from after it. */
+        others = 2 * jrem;
+        PyObject *list = PyList_GET_ITEM(PyList_GET_ITEM(x->need_others, n), c);
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
+            PyObject *t = PyList_GET_ITEM(list, i); /* (d, table, shift) */
+            long long dsh = PyLong_AsLongLong(PyTuple_GET_ITEM(t, 2));
+            if (dsh == -1 && PyErr_Occurred()) return ERROR;
+            PyObject *v = need_of(PyTuple_GET_ITEM(t, 1), (uint64_t)(key >> dsh) & CM);
+            if (!v) return PyErr_Occurred() ? ERROR : DONE;
+            long long nv;
+            if (need_at(v, room, &nv) < 0) return ERROR;
+            others -= nv;
+        }
+        mine = need_table(x, c, n);
+    }
+    for (; opt < end; opt++) {
+        int miss = opt->miss;
+        if (miss > room) break;
+        if (((floor >> (8 * opt->g)) & 255) > jrem - opt->jrun) continue; /* too few jokers for this number's groups */
+        if (mine) {
+            PyObject *v = need_of(mine, opt->nsid);
+            if (!v) {
+                if (PyErr_Occurred()) return ERROR;
+                continue;
+            }
+            long long nv;
+            if (need_at(v, room - miss, &nv) < 0) return ERROR;
+            if (nv + 2 * opt->jrun > others) continue; /* this colour alone would need more jokers than are left */
+        }
+        if (--x->left_steps < 0) return OUT_OF_BUDGET;
+        u128 nk = basek | ((u128)opt->nsid << sh) | ((u128)(pend + opt->jrun) << PEND_SHIFT) | row[opt->g];
+        u128 node = nk | cellbits;
+        if (t128_get(&x->dead, node) >= room - miss) continue;
+        here[c] = opt->detail;
+        int r = recj(x, n, c + 1, nk, spent + miss, sc + opt->score);
+        if (r) return r;
+        room = x->limit - spent;
+        if (t128_set(&x->dead, node, room - miss, 1) < 0) return ERROR;
+    }
+    return DONE;
+}
+
+static void ctxj_free(CtxJ *x) {
+    if (x->cells) {
+        for (size_t j = 0; j < x->ccap; j++) {
+            if (x->cells[j].key) {
+                Py_XDECREF(x->cells[j].list);
+                free(x->cells[j].opts);
+            }
+        }
+        free(x->cells);
+    }
+    t128_free(&x->dead);
+    free(x->floors.keys);
+    free(x->floors.vals);
+    PyMem_Free(x);
+}
+
+static PyObject *search_jokers(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *idle, *lean_jg, *grow, *closed, *shared, *cids, *cache, *options, *group_floor, *rest_avail, *need,
+        *need_others, *dead, *idle_detail;
+    long long jcap, slack, stop, budget;
+    if (!PyArg_ParseTuple(args, "OOOOLOOOOOOOOOOLLL", &idle, &lean_jg, &grow, &closed, &jcap, &shared, &cids, &cache,
+                          &options, &group_floor, &rest_avail, &need, &need_others, &dead, &idle_detail, &slack, &stop,
+                          &budget))
+        return NULL;
+    if (read_ints(idle, 4, "idle") < 0 || read_ints(lean_jg, NF, "lean_jg") < 0 || read_ints(grow, NF, "grow") < 0 ||
+        read_ints(closed, 1, "closed") < 0 || read_ints(rest_avail, 14, "rest_avail") < 0 || read_ints(cids, 4, "cids") < 0)
+        return NULL;
+    if (!PyDict_Check(shared) || !PyDict_Check(cache) || !PyDict_Check(dead)) {
+        PyErr_SetString(PyExc_TypeError, "shared, cache and dead must be dicts");
+        return NULL;
+    }
+    if (need != Py_None) {
+        if (read_ints(need, 4, "need") < 0 || read_ints(need_others, 14, "need_others") < 0) return NULL;
+        for (int d = 0; d < 4; d++) {
+            PyObject *rows = PyList_GET_ITEM(need, d);
+            if (read_ints(rows, 14, "need[d]") < 0) return NULL;
+            for (int n = 0; n < 14; n++)
+                if (!PyDict_Check(PyList_GET_ITEM(rows, n))) {
+                    PyErr_SetString(PyExc_TypeError, "need[d][n] must be a dict");
+                    return NULL;
+                }
+        }
+    }
+    if (jcap < 0 || jcap > 15) {
+        PyErr_SetString(PyExc_ValueError, "jcap out of range");
+        return NULL;
+    }
+    CtxJ *x = PyMem_Calloc(1, sizeof(CtxJ));
+    if (!x) return PyErr_NoMemory();
+    x->closed = closed;
+    x->shared = shared;
+    x->cids = cids;
+    x->cache = cache;
+    x->options = options;
+    x->group_floor = group_floor;
+    x->rest_avail = rest_avail;
+    x->need = need;
+    x->need_others = need_others;
+    x->idle_detail = idle_detail;
+    x->jcap = jcap;
+    x->limit = slack;
+    x->stop = stop;
+    x->left_steps = budget;
+    PyObject *result = NULL;
+    for (int c = 0; c < 4; c++) {
+        PyObject *row = PyList_GET_ITEM(idle, c);
+        if (read_ints(row, 15, "idle[c]") < 0) goto done;
+        for (int n = 0; n < 15; n++) {
+            int v = PyObject_IsTrue(PyList_GET_ITEM(row, n));
+            if (v < 0) goto done;
+            x->idle[c][n] = (unsigned char)v;
+        }
+    }
+    if (lean_jg != known_lean_jg) {
+        /* (the same list search0 reads: LEAN_JG) */
+        for (int f = 0; f < NF; f++) lean_jg_c[f] = (int)PyLong_AsLong(PyList_GET_ITEM(lean_jg, f));
+        if (PyErr_Occurred()) goto done;
+        Py_CLEAR(known_grow0); /* (search0 reads its tables again with this LEAN_JG) */
+        Py_XDECREF(known_lean_jg);
+        Py_INCREF(lean_jg);
+        known_lean_jg = lean_jg;
+    }
+    x->lean_jg = lean_jg_c;
+    if (grow != known_grow) {
+        Py_CLEAR(known_grow);
+        for (int f = 0; f < NF; f++) {
+            PyObject *row = PyList_GET_ITEM(grow, f);
+            if (read_ints(row, 5, "grow[f]") < 0) goto done;
+            for (int g = 0; g < 5; g++)
+                if (u128_of(PyList_GET_ITEM(row, g), &grow_c[f][g]) < 0) goto done;
+        }
+        Py_INCREF(grow);
+        known_grow = grow;
+    }
+    for (int n = 0; n < 13; n++)
+        for (int c = 0; c < 4; c++) x->details[n][c] = idle_detail;
+    if (t128_init(&x->dead, 256) < 0 || table_init(&x->floors, 64) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* The programme's dead ends so far (an earlier search of the same programme). */
+    {
+        Py_ssize_t pos = 0;
+        PyObject *k, *v;
+        while (PyDict_Next(dead, &pos, &k, &v)) {
+            u128 key;
+            if (u128_of(k, &key) < 0) goto done;
+            long long val = PyLong_AsLongLong(v);
+            if (val == -1 && PyErr_Occurred()) goto done;
+            if (t128_set(&x->dead, key, val, 0) < 0) goto done;
+        }
+    }
+    x->ccap = 256;
+    x->cells = calloc(x->ccap, sizeof(CellJ));
+    if (!x->cells) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int how = recj(x, 1, 0, 0, 0, 0);
+    if (how == ERROR) goto done;
+    if (how == OUT_OF_BUDGET) x->left_steps = 0;
+    /* The dead ends found here go back to the programme's dict (later searches and the
+     * tie-break's branch and bound read them). */
+    for (size_t j = 0; j < x->dead.cap; j++) {
+        if (x->dead.dirty[j]) {
+            PyObject *k = long_of_u128(x->dead.keys[j]);
+            PyObject *v = k ? PyLong_FromLongLong(x->dead.vals[j]) : NULL;
+            int bad = !v || PyDict_SetItem(dead, k, v) < 0;
+            Py_XDECREF(k);
+            Py_XDECREF(v);
+            if (bad) goto done;
+        }
+    }
+    if (!x->has_found) {
+        result = Py_BuildValue("iLiOO", how, x->left_steps, 0, Py_None, Py_None);
+        goto done;
+    }
+    PyObject *rows = PyList_New(13), *jokers = PyList_New(13);
+    if (!rows || !jokers) {
+        Py_XDECREF(rows);
+        Py_XDECREF(jokers);
+        goto done;
+    }
+    for (int n = 0; n < 13; n++) {
+        PyObject *row = PyList_New(4), *j = PyLong_FromLongLong(x->found_group_jokers[n]);
+        if (!row || !j) {
+            Py_XDECREF(row);
+            Py_XDECREF(j);
+            Py_DECREF(rows);
+            Py_DECREF(jokers);
+            goto done;
+        }
+        for (int c = 0; c < 4; c++) {
+            Py_INCREF(x->found_details[n][c]);
+            PyList_SET_ITEM(row, c, x->found_details[n][c]);
+        }
+        PyList_SET_ITEM(rows, n, row);
+        PyList_SET_ITEM(jokers, n, j);
+    }
+    result = Py_BuildValue("iLLNN", how, x->left_steps, x->found_sc, rows, jokers);
+done:
+    ctxj_free(x);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"search0", search0, METH_VARARGS,
      "search0(idle, lean_jg, grow0, closed, options, hb, group_floor, rest_avail, idle_detail, slack, stop, budget)\n"
      "The joker-free depth-first loop: referee.solver.search0.search0, compiled (same arguments and answer)."},
+    {"search_jokers", search_jokers, METH_VARARGS,
+     "search_jokers(idle, lean_jg, grow, closed, jcap, shared, cids, cache, options, group_floor, rest_avail, need,\n"
+     "              need_others, dead, idle_detail, slack, stop, budget)\n"
+     "The depth-first loop with jokers: referee.solver.search0.search_jokers, compiled (same arguments and answer)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,5 +1,5 @@
-"""Which joker-free search loop runs: the compiled one (``_search0``, C, built by ``pip install``
-where a C compiler is there) or its pure-Python twin :func:`referee.solver.search0.search0`.
+"""Which depth-first search loops run: the compiled ones (``_search0``, C, built by ``pip install``
+where a C compiler is there) or their pure-Python twins in :mod:`referee.solver.search0`.
 
 The extension is optional: without a compiler, or when it is missing, the twin runs and gives
 the same answers (the tests compare them). It is not used, with a warning, when it may not be
@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from referee.solver.search0 import search0
+from referee.solver.search0 import search0, search_jokers
 
 _HERE = Path(__file__).resolve().parent
 
@@ -37,21 +37,21 @@ def twin_digest() -> str:
     return hashlib.sha256(TWIN.read_bytes()).hexdigest()
 
 
-def _load() -> tuple[Callable[..., Any], str]:
-    """The search loop to use and a line saying which and why."""
+def _load() -> tuple[Callable[..., Any], Callable[..., Any], str]:
+    """The search loops to use (joker-free, with jokers) and a line saying which and why."""
     if os.environ.get("RUMMIKUB_SOLVER_PURE", "") not in ("", "0"):
-        return search0, "pure Python (RUMMIKUB_SOLVER_PURE is set)"
+        return search0, search_jokers, "pure Python (RUMMIKUB_SOLVER_PURE is set)"
     try:
         from referee.solver import _search0  # type: ignore[attr-defined]
     except ImportError:
-        return search0, "pure Python (the compiled loop is not built)"
+        return search0, search_jokers, "pure Python (the compiled loop is not built)"
     built = getattr(_search0, "TWIN_SHA256", "")
     if built != twin_digest():
         warnings.warn(
             "referee.solver._search0 was built for another version of search0.py: using the pure-Python "
             "loop (rebuild with `pip install -e .`)", RuntimeWarning, stacklevel=2,
         )
-        return search0, "pure Python (the compiled loop is stale: its twin's digest differs)"
+        return search0, search_jokers, "pure Python (the compiled loop is stale: its twin's digest differs)"
     try:
         stale = C_SOURCE.stat().st_mtime > Path(_search0.__file__).stat().st_mtime
     except OSError:
@@ -61,10 +61,10 @@ def _load() -> tuple[Callable[..., Any], str]:
             "referee.solver._search0 is older than _search0.c: using the pure-Python loop "
             "(rebuild with `pip install -e .`)", RuntimeWarning, stacklevel=2,
         )
-        return search0, "pure Python (the compiled loop is older than its C source)"
-    return _search0.search0, f"compiled ({Path(_search0.__file__).name})"
+        return search0, search_jokers, "pure Python (the compiled loop is older than its C source)"
+    return _search0.search0, _search0.search_jokers, f"compiled ({Path(_search0.__file__).name})"
 
 
-SEARCH0, WHICH = _load()
-"""The joker-free loop :meth:`DepthFirst.search` calls, and which one it is."""
+SEARCH0, SEARCH_JOKERS, WHICH = _load()
+"""The loops :meth:`DepthFirst.search` calls (joker-free, with jokers), and which they are."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.solver.compiled import SEARCH0
+from referee.solver.compiled import SEARCH0, SEARCH_JOKERS
 from referee.solver.options import DFS_ORDER, DFS_SORTED, NEG, NO_CELLS, SCORED, SHARED_MAX, group_joker_floor
 from referee.solver.state import (
     CB,
@@ -25,7 +25,6 @@ from referee.solver.state import (
     VJS_CLEAR,
     X_SHIFT,
     GROW0,
-    Found,
     OutOfBudget,
     Plan,
 )
@@ -66,191 +65,37 @@ class DepthFirst:
             dead = self._dead
         if stop is None:
             stop = slack
-        details: list[list[tuple[Any, ...]]] = [[() for _c in range(4)] for _n in range(13)]
-        group_jokers = [0] * 13
         cache = self._hcache if relaxed else self._dfs_cache
-
         options = self._hdfs_options if relaxed else self._dfs_options
         # Options in the search order: shared between solves (found by the cell id) unless
         # measured against this table's relaxed bound.
         shared, cids = (DFS_SORTED, self._cell_ids) if not relaxed else (cache, NO_CELLS)
         # The joker needs hold for searches leaving out no more than the table was made for.
         need = self._need if self._need is not None and slack <= self._need_most else None
-
-        # Node keys: the programme key with the cell (n, c) in the bits above it.
-        cell_shift = S_SHIFT + 8
-        idle = self.idle
-        # (Module constants bound here: the hot loop reads them as closure cells.)
-        cb, cm, pend_shift, js_shift, maxg_shift = CB, CM, PEND_SHIFT, JS_SHIFT, MAXG_SHIFT
-        keep_mask, vjs_clear, lean_jg, grow, closed = KEEP_MASK, VJS_CLEAR, LEAN_JG, GROW, CLOSED
-        left_steps = budget
+        idle, lean_jg, closed = self.idle, LEAN_JG, CLOSED
         group_floor, rest_avail = group_joker_floor, self.rest_avail
-        # limit: the most tiles a plan may still leave out (one less than the best plan found).
-        limit = slack
-        found: list[Any] = []
-
-        # Per search: the group floors by (group scratch, number, colour) and, with the joker
-        # needs, the other colours' need tables at (number, colour) as (colour, table, shift).
-        floors: dict[int, tuple[int, ...]] = {}
-        if need is not None:
-            need_others = self._need_others
-
-        def rec(n: int, c: int, key: int, spent: int, sc: int) -> None:
-            # Every way on from here leaving out at most limit - spent more tiles, in order;
-            # ``sc`` is the score so far. A dead end is remembered with the slack it had.
-            nonlocal left_steps, limit
-            while c < 4 and idle[c][n] and not (key >> (cb * c)) & cm:
-                details[n - 1][c] = IDLE
-                c += 1
-            if c == 4:
-                # Close the number: its groups' jokers, then on to the next.
-                jg = lean_jg[key >> maxg_shift]
-                used = ((key >> js_shift) & 255) + ((key >> pend_shift) & 15) + jg
-                if used > jcap:
-                    return
-                nk = (key & vjs_clear) | (used << js_shift)
-                if n == 13:
-                    if not (closed[nk & cm] and closed[(nk >> cb) & cm] and closed[(nk >> 2 * cb) & cm] and closed[(nk >> 3 * cb) & cm]):
-                        return
-                    group_jokers[12] = jg
-                    found[:] = [sc, [list(row) for row in details], list(group_jokers)]
-                    limit = spent - 1
-                    if spent <= stop:
-                        raise Found
-                    return
-                node = nk | ((n + 1) << 3) << cell_shift
-                slack = limit - spent
-                if dead.get(node, -1) >= slack:
-                    return
-                if need is not None:
-                    # Too few jokers left for what the colours need (joker_needs), the slack
-                    # shared out among the colours as well as it can be.
-                    v0 = need[0][n].get(nk & cm)
-                    v1 = need[1][n].get((nk >> cb) & cm)
-                    v2 = need[2][n].get((nk >> 2 * cb) & cm)
-                    v3 = need[3][n].get((nk >> 3 * cb) & cm)
-                    if v0 is None or v1 is None or v2 is None or v3 is None:
-                        dead[node] = slack
-                        return
-                    if slack > 2:
-                        # (Every colour given the whole slack: weaker, but no sharing out.)
-                        least = v0[slack] + v1[slack] + v2[slack] + v3[slack]
-                    else:
-                        least = v0[0] + v1[0] + v2[0] + v3[0]
-                        if slack == 1:
-                            least -= max(v0[0] - v0[1], v1[0] - v1[1], v2[0] - v2[1], v3[0] - v3[1])
-                        elif slack == 2:
-                            g1 = sorted((v0[0] - v0[1], v1[0] - v1[1], v2[0] - v2[1], v3[0] - v3[1]))
-                            least -= max(v0[0] - v0[2], v1[0] - v1[2], v2[0] - v2[2], v3[0] - v3[2], g1[2] + g1[3])
-                    if least > 2 * (jcap - used):
-                        dead[node] = slack
-                        return
-                group_jokers[n - 1] = jg
-                rec(n + 1, 0, nk, spent, sc)
-                dead[node] = limit - spent  # (a plan found below lowered the limit)
-                return
-            sh = cb * c
-            sid = (key >> sh) & cm
-            pend = (key >> pend_shift) & 15
-            jrem = jcap - ((key >> js_shift) & 255) - pend
-            cid = cids[c][n]
-            opts = shared.get(((cid << cb | sid) << 4) | jrem) if cid >= 0 else None
-            if opts is None:
-                opts = cache.get((((c << 4 | n) << cb | sid) << 4) | jrem)
-                if opts is None:
-                    opts = options(c, n, sid, jrem)
-            f = key >> maxg_shift
-            fk = (f << 6) | (n << 2) | c
-            floor = floors.get(fk)
-            if floor is None:
-                floor = floors[fk] = group_floor(f, rest_avail[n][c])
-            basek = key & ~(cm << sh) & keep_mask
-            row = grow[f]
-            cell = ((n << 3) | (c + 1)) << cell_shift
-            here = details[n - 1]
-            c1 = c + 1
-            room = limit - spent
-            if need is None:
-                for miss, neg, nsid, g, jrun, detail in opts:
-                    if miss > room:
-                        break
-                    if floor[g] > jrem - jrun:
-                        continue  # this number's groups would need more jokers than are left
-                    left_steps -= 1
-                    if left_steps < 0:
-                        raise OutOfBudget
-                    nk = basek | (nsid << sh) | ((pend + jrun) << pend_shift) | row[g]
-                    node = nk | cell
-                    if dead.get(node, -1) >= room - miss:
-                        continue
-                    here[c] = detail
-                    rec(n, c1, nk, spent + miss, sc - neg)
-                    room = limit - spent
-                    dead[node] = room - miss
-                return
-            # The other colours' joker needs from here (each given the whole slack: a lower
-            # bound for any share), the colours done at this number from after it.
-            others = 2 * jrem
-            for d, table, dsh in need_others[n][c]:
-                v = table.get((key >> dsh) & cm)
-                if v is None:
-                    return
-                others -= v[room]
-            mine = need[c][n]
-            for miss, neg, nsid, g, jrun, detail in opts:
-                if miss > room:
-                    break
-                if floor[g] > jrem - jrun:
-                    continue  # this number's groups would need more jokers than are left
-                v = mine.get(nsid)
-                if v is None or v[room - miss] + 2 * jrun > others:
-                    continue  # this colour alone would need more jokers than are left
-                left_steps -= 1
-                if left_steps < 0:
-                    raise OutOfBudget
-                nk = basek | (nsid << sh) | ((pend + jrun) << pend_shift) | row[g]
-                node = nk | cell
-                if dead.get(node, -1) >= room - miss:
-                    continue
-                here[c] = detail
-                rec(n, c1, nk, spent + miss, sc - neg)
-                room = limit - spent
-                dead[node] = room - miss
-
         self.search_complete = False
         if relaxed and not jcap:
-            # Without jokers: the joker-free loop (module search0; compiled where it was built),
-            # which packs its keys lower (no joker counts): colour states in bits 0-39, the
-            # group scratch from bit 40 (``GROW0``), the cell from bit 50, so node keys stay
-            # within two 30-bit digits of a Python int. rec itself gives the same plans there
-            # (jcap 0: no joker needs, floor[g] > 0) but is slower on joker-free positions
-            # (referee/SOLVER.md, "Methods measured and dropped"). A change to one must be
-            # made to the other.
-            rec = None  # type: ignore[assignment]  # (not used: no cycle to keep)
+            # Without jokers: the joker-free loop, which packs its keys lower (no joker counts):
+            # colour states in bits 0-39, the group scratch from bit 40 (``GROW0``), the cell
+            # from bit 50, so node keys stay within two 30-bit digits of a Python int. The loop
+            # with jokers gives the same plans there (jcap 0: no joker needs, floor[g] > 0) but
+            # is slower on joker-free positions (referee/SOLVER.md, "Methods measured and
+            # dropped"). A change to one must be made to the other.
             how, left_steps, score, got = SEARCH0(
                 idle, lean_jg, GROW0, closed, self._options, self._hb, group_floor, rest_avail, IDLE, slack, stop, budget
             )
-            self.search_complete = how != OUT_OF_BUDGET
-            self.steps = budget - left_steps
-            if got is None:
-                return None
-            return Plan(score + (self.lean_bonus << P_SHIFT), got, [0] * 13, [0] * 13)
-        try:
-            rec(1, 0, 0, 0, 0)
-            self.search_complete = True
-        except Found:
-            self.search_complete = True
-        except OutOfBudget:
-            left_steps = 0
-        # The closure calls itself through its cell: a reference cycle that would keep this
-        # search's tables, and the programme, alive until the cyclic collector runs (its
-        # passes then cost the next solves). Broken here, they go when the call returns.
-        rec = None  # type: ignore[assignment]
+            group_jokers = [0] * 13
+        else:
+            how, left_steps, score, got, group_jokers = SEARCH_JOKERS(
+                idle, lean_jg, GROW, closed, jcap, shared, cids, cache, options, group_floor, rest_avail, need,
+                self._need_others, dead, IDLE, slack, stop, budget,
+            )
+        self.search_complete = how != OUT_OF_BUDGET
         self.steps = budget - left_steps
-        if not found:
+        if got is None:
             return None
-        score, details, group_jokers = found
-        return Plan(score + (self.lean_bonus << P_SHIFT), details, group_jokers, [0] * 13)
+        return Plan(score + (self.lean_bonus << P_SHIFT), got, group_jokers, [0] * 13)
 
     def _dfs_options(self, c: int, n: int, sid: int, jrem: int) -> list[tuple[int, int, int, int, int, tuple[Any, ...]]]:
         """Options of a cell for the depth-first searches, as (miss, -score, new sid, g, jokers in

@@ -1,9 +1,10 @@
-"""The joker-free depth-first loop of :meth:`DepthFirst.search` (``rec0``), as a plain function.
+"""The depth-first loops of :meth:`DepthFirst.search` as plain functions: joker-free
+(:func:`search0`) and with jokers (:func:`search_jokers`).
 
-Positions without jokers (the common case) spend most of a solve here, so the loop has a
-compiled twin, ``_search0.c`` (C, built by ``pip install``, optional): :func:`search0` below is
-its pure-Python fall-back and its specification. The two take the same arguments and give the
-same answer, step for step. ``_search0.c`` holds the SHA-256 of this file (``TWIN_SHA256``); an
+A solve spends much of its time here, so the loops have a compiled twin, ``_search0.c`` (C,
+built by ``pip install``, optional): the functions below are its pure-Python fall-back and its
+specification. The two take the same arguments and give the same answer, step for step, and
+leave the same dead ends. ``_search0.c`` holds the SHA-256 of this file (``TWIN_SHA256``); an
 extension built from a C file that does not match this file, or older than its C file, is not
 used (see :mod:`referee.solver.compiled`), and the tests check the digest and compare the two.
 A change here must be made in ``_search0.c`` too, with the new digest
@@ -16,7 +17,20 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from referee.solver.options import NEG
-from referee.solver.state import CB, CM, G0_SHIFT, P_SHIFT, Found, OutOfBudget
+from referee.solver.state import (
+    CB,
+    CM,
+    G0_SHIFT,
+    JS_SHIFT,
+    KEEP_MASK,
+    MAXG_SHIFT,
+    P_SHIFT,
+    PEND_SHIFT,
+    S_SHIFT,
+    VJS_CLEAR,
+    Found,
+    OutOfBudget,
+)
 
 
 DONE, FOUND, OUT_OF_BUDGET = 0, 1, 2
@@ -201,3 +215,182 @@ def search0(
     if not found:
         return how, left_steps, 0, None
     return how, left_steps, found[0], found[1]
+
+
+def search_jokers(
+    idle: Sequence[Sequence[bool]],
+    lean_jg: Sequence[int],
+    grow: Sequence[Sequence[int]],
+    closed: Sequence[bool],
+    jcap: int,
+    shared: dict[int, list[tuple[Any, ...]]],
+    cids: Sequence[Sequence[int]],
+    cache: dict[int, list[tuple[Any, ...]]],
+    options: Callable[[int, int, int, int], list[tuple[Any, ...]]],
+    group_floor: Callable[[int, tuple[int, ...]], tuple[int, ...]],
+    rest_avail: Sequence[Sequence[tuple[int, ...]]],
+    need: list[list[dict[int, list[int]]]] | None,
+    need_others: list[list[list[tuple[int, dict[int, list[int]], int]]]],
+    dead: dict[int, int],
+    idle_detail: tuple[Any, ...],
+    slack: int,
+    stop: int,
+    budget: int,
+) -> tuple[int, int, int, list[list[tuple[Any, ...]]] | None, list[int] | None]:
+    """The depth-first loop of :meth:`DepthFirst.search` with jokers (lean mode), from number 1
+    with nothing open: as :func:`search0`, with the programme's full keys (joker counts, the
+    groups' jokers; ``grow`` is ``GROW``), ``jcap`` jokers, and a cell's options in the search
+    order (:meth:`DepthFirst._dfs_options`: ``(miss, -score, nsid, g, jokers in runs, detail)``)
+    found in ``shared`` by the cell id ``cids[c][n]``, else in ``cache``, else from
+    ``options(c, n, sid, jokers left)``. With the joker needs ``need`` (and ``need_others``,
+    :meth:`Bounds.joker_needs`) it turns back where the colours need more jokers than are
+    left. ``dead`` (node key -> slack) is the programme's: read and added to.
+
+    Returns ``(how, steps left, score, details, group jokers)`` of the last plan found, or
+    ``(how, steps left, 0, None, None)``."""
+    cb, cm, pend_shift, js_shift, maxg_shift = CB, CM, PEND_SHIFT, JS_SHIFT, MAXG_SHIFT
+    keep_mask, vjs_clear = KEEP_MASK, VJS_CLEAR
+    # Node keys: the programme key with the cell (n, c) in the bits above it.
+    cell_shift = S_SHIFT + 8
+    details: list[list[tuple[Any, ...]]] = [[() for _c in range(4)] for _n in range(13)]
+    group_jokers = [0] * 13
+    # Per search: the group floors by (group scratch, number, colour).
+    floors: dict[int, tuple[int, ...]] = {}
+    left_steps = budget
+    # limit: the most tiles a plan may still leave out (one less than the best plan found).
+    limit = slack
+    found: list[Any] = []
+
+    def rec(n: int, c: int, key: int, spent: int, sc: int) -> None:
+        # Every way on from here leaving out at most limit - spent more tiles, in order;
+        # ``sc`` is the score so far. A dead end is remembered with the slack it had.
+        nonlocal left_steps, limit
+        while c < 4 and idle[c][n] and not (key >> (cb * c)) & cm:
+            details[n - 1][c] = idle_detail
+            c += 1
+        if c == 4:
+            # Close the number: its groups' jokers, then on to the next.
+            jg = lean_jg[key >> maxg_shift]
+            used = ((key >> js_shift) & 255) + ((key >> pend_shift) & 15) + jg
+            if used > jcap:
+                return
+            nk = (key & vjs_clear) | (used << js_shift)
+            if n == 13:
+                if not (closed[nk & cm] and closed[(nk >> cb) & cm] and closed[(nk >> 2 * cb) & cm] and closed[(nk >> 3 * cb) & cm]):
+                    return
+                group_jokers[12] = jg
+                found[:] = [sc, [list(row) for row in details], list(group_jokers)]
+                limit = spent - 1
+                if spent <= stop:
+                    raise Found
+                return
+            node = nk | ((n + 1) << 3) << cell_shift
+            slack = limit - spent
+            if dead.get(node, -1) >= slack:
+                return
+            if need is not None:
+                # Too few jokers left for what the colours need (joker_needs), the slack
+                # shared out among the colours as well as it can be.
+                v0 = need[0][n].get(nk & cm)
+                v1 = need[1][n].get((nk >> cb) & cm)
+                v2 = need[2][n].get((nk >> 2 * cb) & cm)
+                v3 = need[3][n].get((nk >> 3 * cb) & cm)
+                if v0 is None or v1 is None or v2 is None or v3 is None:
+                    dead[node] = slack
+                    return
+                if slack > 2:
+                    # (Every colour given the whole slack: weaker, but no sharing out.)
+                    least = v0[slack] + v1[slack] + v2[slack] + v3[slack]
+                else:
+                    least = v0[0] + v1[0] + v2[0] + v3[0]
+                    if slack == 1:
+                        least -= max(v0[0] - v0[1], v1[0] - v1[1], v2[0] - v2[1], v3[0] - v3[1])
+                    elif slack == 2:
+                        g1 = sorted((v0[0] - v0[1], v1[0] - v1[1], v2[0] - v2[1], v3[0] - v3[1]))
+                        least -= max(v0[0] - v0[2], v1[0] - v1[2], v2[0] - v2[2], v3[0] - v3[2], g1[2] + g1[3])
+                if least > 2 * (jcap - used):
+                    dead[node] = slack
+                    return
+            group_jokers[n - 1] = jg
+            rec(n + 1, 0, nk, spent, sc)
+            dead[node] = limit - spent  # (a plan found below lowered the limit)
+            return
+        sh = cb * c
+        sid = (key >> sh) & cm
+        pend = (key >> pend_shift) & 15
+        jrem = jcap - ((key >> js_shift) & 255) - pend
+        cid = cids[c][n]
+        opts = shared.get(((cid << cb | sid) << 4) | jrem) if cid >= 0 else None
+        if opts is None:
+            opts = cache.get((((c << 4 | n) << cb | sid) << 4) | jrem)
+            if opts is None:
+                opts = options(c, n, sid, jrem)
+        f = key >> maxg_shift
+        fk = (f << 6) | (n << 2) | c
+        floor = floors.get(fk)
+        if floor is None:
+            floor = floors[fk] = group_floor(f, rest_avail[n][c])
+        basek = key & ~(cm << sh) & keep_mask
+        row = grow[f]
+        cell = ((n << 3) | (c + 1)) << cell_shift
+        here = details[n - 1]
+        c1 = c + 1
+        room = limit - spent
+        if need is None:
+            for miss, neg, nsid, g, jrun, detail in opts:
+                if miss > room:
+                    break
+                if floor[g] > jrem - jrun:
+                    continue  # this number's groups would need more jokers than are left
+                left_steps -= 1
+                if left_steps < 0:
+                    raise OutOfBudget
+                nk = basek | (nsid << sh) | ((pend + jrun) << pend_shift) | row[g]
+                node = nk | cell
+                if dead.get(node, -1) >= room - miss:
+                    continue
+                here[c] = detail
+                rec(n, c1, nk, spent + miss, sc - neg)
+                room = limit - spent
+                dead[node] = room - miss
+            return
+        # The other colours' joker needs from here (each given the whole slack: a lower
+        # bound for any share), the colours done at this number from after it.
+        others = 2 * jrem
+        for d, table, dsh in need_others[n][c]:
+            v = table.get((key >> dsh) & cm)
+            if v is None:
+                return
+            others -= v[room]
+        mine = need[c][n]
+        for miss, neg, nsid, g, jrun, detail in opts:
+            if miss > room:
+                break
+            if floor[g] > jrem - jrun:
+                continue  # this number's groups would need more jokers than are left
+            v = mine.get(nsid)
+            if v is None or v[room - miss] + 2 * jrun > others:
+                continue  # this colour alone would need more jokers than are left
+            left_steps -= 1
+            if left_steps < 0:
+                raise OutOfBudget
+            nk = basek | (nsid << sh) | ((pend + jrun) << pend_shift) | row[g]
+            node = nk | cell
+            if dead.get(node, -1) >= room - miss:
+                continue
+            here[c] = detail
+            rec(n, c1, nk, spent + miss, sc - neg)
+            room = limit - spent
+            dead[node] = room - miss
+
+    how = DONE
+    try:
+        rec(1, 0, 0, 0, 0)
+    except Found:
+        how = FOUND
+    except OutOfBudget:
+        how, left_steps = OUT_OF_BUDGET, 0
+    rec = None  # type: ignore[assignment]  # (the closure's cycle, as in search0)
+    if not found:
+        return how, left_steps, 0, None, None
+    return how, left_steps, found[0], found[1], found[2]

@@ -1,4 +1,4 @@
-"""The joker-free search loop's compiled twin (referee/solver/_search0.c) against its pure-Python
+"""The search loops' compiled twin (referee/solver/_search0.c) against their pure-Python
 specification (referee/solver/search0.py), and the guard that keeps a stale build out."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from referee.solver import best_move, compiled
 from referee.solver.inputs import tile_counts, tile_indices
 from referee.solver.options import NEG, group_joker_floor
 from referee.solver.programme import Programme
-from referee.solver.search0 import search0
+from referee.solver.search0 import search0, search_jokers
 from referee.solver.state import CLOSED, GROW0, IDLE, LEAN_JG
 from referee.tiles import parse_tiles
 from referee.tools.bench import load_positions, random_positions
@@ -28,7 +28,7 @@ def _built():
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            loop, _which = compiled._load()
+            loop, _jokers, _which = compiled._load()
     finally:
         if saved is not None:
             os.environ["RUMMIKUB_SOLVER_PURE"] = saved
@@ -74,19 +74,55 @@ def test_compiled_loop_matches_the_twin_step_for_step() -> None:
 
 
 @pytest.mark.skipif(_built() is None, reason="the compiled loop is not built here (no C compiler): the twin runs")
+def test_compiled_joker_loop_matches_the_twin_step_for_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With jokers: the same answer and the same dead ends left in the programme's table, for
+    searches with and without the joker needs, one after the other on one programme (the later
+    ones read the earlier ones' dead ends), budgets cutting them at many points."""
+    import referee.solver.depth as depth
+
+    fast = _built().search_jokers
+    checked = []
+
+    def both(*args):
+        dead = args[13]
+        mine, theirs = dict(dead), dict(dead)
+        got = search_jokers(*args[:13], mine, *args[14:])
+        assert fast(*args[:13], theirs, *args[14:]) == got
+        assert mine == theirs
+        dead.update(mine)
+        checked.append(1)
+        return got
+
+    monkeypatch.setattr(depth, "SEARCH_JOKERS", both)
+    rules = RuleSet.classic()
+    with_jokers = [p for p in load_positions()[::6] + random_positions(2, 37) if p not in _joker_free([p])]
+    for p in with_jokers:
+        table = [parse_tiles(s) for s in p["table_melds"]]
+        counts = tile_counts(tile_indices([t for s in table for t in s])), tile_counts(tile_indices(parse_tiles(p["rack"])))
+        for budget in (1, 9, 60, 20000):
+            prog = Programme(*counts, rules, "tiles", None, table)
+            bound = prog.ub[1] + prog.lean_bonus
+            prog.search(bound - 1, budget)
+            prog.joker_needs(bound - 1)
+            prog.search(bound - 1, budget, stop=0)
+            prog.search(1, budget, stop=0)
+    assert len(checked) >= 300
+
+
+@pytest.mark.skipif(_built() is None, reason="the compiled loop is not built here (no C compiler): the twin runs")
 def test_best_move_is_the_same_with_either_loop(monkeypatch: pytest.MonkeyPatch) -> None:
     import referee.solver.depth as depth
 
     rules = RuleSet.classic()
-    positions = _joker_free(random_positions(3, 47))
-    got = {}
-    for loop in (search0, _built().search0):
-        monkeypatch.setattr(depth, "SEARCH0", loop)
-        got[loop] = [
+    positions = random_positions(3, 47)
+    got = []
+    for loops in ((search0, search_jokers), (_built().search0, _built().search_jokers)):
+        monkeypatch.setattr(depth, "SEARCH0", loops[0])
+        monkeypatch.setattr(depth, "SEARCH_JOKERS", loops[1])
+        got.append([
             best_move([parse_tiles(s) for s in p["table_melds"]], parse_tiles(p["rack"]), rules=rules) for p in positions
-        ]
-    first, second = got.values()
-    assert first == second
+        ])
+    assert got[0] == got[1]
 
 
 def test_stale_builds_are_not_used(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -95,13 +131,13 @@ def test_stale_builds_are_not_used(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     monkeypatch.delenv("RUMMIKUB_SOLVER_PURE", raising=False)
     built = _built()
     if built is None:
-        loop, _which = compiled._load()
+        loop, _jokers, _which = compiled._load()
         assert loop is search0
     else:
         with monkeypatch.context() as m:
             m.setattr(compiled, "twin_digest", lambda: "0" * 64)
             with pytest.warns(RuntimeWarning, match="another version"):
-                loop, which = compiled._load()
+                loop, _jokers, which = compiled._load()
             assert loop is search0 and "stale" in which
         newer = tmp_path / "_search0.c"
         newer.write_text("/* edited */\n")
@@ -110,12 +146,12 @@ def test_stale_builds_are_not_used(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
         with monkeypatch.context() as m:
             m.setattr(compiled, "C_SOURCE", newer)
             with pytest.warns(RuntimeWarning, match="older than"):
-                loop, which = compiled._load()
+                loop, _jokers, which = compiled._load()
             assert loop is search0
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            loop, which = compiled._load()
+            loop, _jokers, which = compiled._load()
         assert loop is built.search0 and which.startswith("compiled")
     monkeypatch.setenv("RUMMIKUB_SOLVER_PURE", "1")
-    loop, which = compiled._load()
+    loop, _jokers, which = compiled._load()
     assert loop is search0 and "RUMMIKUB_SOLVER_PURE" in which
