@@ -18,11 +18,12 @@ rotating). So no position is ever warm from an earlier solve of itself: our solv
 process-global tables, the peer has nothing like that. ``--repeat N`` (N > 1) adds a second,
 labelled figure: the fastest of N solves of each position in a row, warm from itself.
 
-Prints median, 90th percentile and max milliseconds per size class, split into positions with
-and without a joker, for the three, and the ratio of the peer's median to each of ours. Checks
-our count against the recorded optimum (shared positions), the exact mode's count against the
-fast mode's, and reports where the peer disagrees. Exit status 1 if we miss an optimum or our
-modes disagree.
+Prints the versions of the peer's packages and which of our search loops ran (compiled or the
+pure-Python twins, :mod:`referee.solver.compiled`), then median, 90th percentile and max
+milliseconds per size class, split into positions with and without a joker, for the three, and
+the ratio of the peer's median to each of ours. Checks our count against the recorded optimum
+(shared positions), the exact mode's count against the fast mode's, and reports where the peer
+disagrees. Exit status 1 if we miss an optimum or our modes disagree.
 """
 
 from __future__ import annotations
@@ -258,6 +259,8 @@ def run(
         for kind, with_jokers in (("no joker", False), ("jokers", True)):
             groups.append((f"{cls}, {kind}", lambda r, c=cls, j=with_jokers: r["size_class"] == c and (r["jokers"] > 0) == j))
     machine = {
+        "versions": _versions(),
+        "loops": _loops(),
         "python": platform.python_version(),
         "platform": platform.platform(),
         "processor": platform.processor() or platform.machine(),
@@ -269,6 +272,32 @@ def run(
         "machine": machine, "repeat": repeat, "clock": clock, "objective": objective, "modes": modes,
         "missing": missing, "classes": _summarise(rows, groups, modes, objective), "positions": rows,
     }
+
+
+_PEER_PACKAGES = ("rummikub-solver", "cvxpy-base", "cvxpy", "scipy", "numpy", "highspy")
+"""The peer and what its speed depends on (its modelling layer and solvers), and highspy (our
+exact tie-break), whose versions the report names: session 15 measured the peer's medians 30-60%
+above sessions 8 and 10's on a machine set up anew, versions then unrecorded (referee/SOLVER.md)."""
+
+
+def _versions() -> dict[str, str]:
+    """Installed versions of :data:`_PEER_PACKAGES` (those installed)."""
+    from importlib import metadata
+
+    out = {}
+    for name in _PEER_PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def _loops() -> str:
+    """Which search loops our solver runs: compiled or the pure-Python twins (and why)."""
+    from referee.solver.compiled import WHICH
+
+    return WHICH
 
 
 def _agree_objective(row: dict[str, Any], objective: str) -> bool:
@@ -330,6 +359,8 @@ def _print(report: dict[str, Any]) -> None:
 
     print(f"machine: {m['processor']}, {m['cpus']} cores, Python {m['python']}, "
           f"load average {loads(m['load_average'])} before, {loads(m['load_average_after'])} after")
+    print("packages: " + (", ".join(f"{k} {v}" for k, v in m["versions"].items()) or "none of the peer's"))
+    print(f"our search loops: {m['loops']}")
     modes = report["modes"]
     print(f"objective {report['objective']}; each position solved once in each solver's warm process; "
           f"milliseconds of {report['clock']} time; ratio = peer median / ours")
