@@ -885,8 +885,9 @@ def group_sets(
 
 
 def next_in_line(boxes_xyxy: np.ndarray, up_xy: np.ndarray | None = None, size: tuple[int, int] | None = None,
-                 free_iou: float = 0.3) -> np.ndarray:
-    """(K, 4) boxes where a line of tiles says the next tile would lie: one step beyond each end
+                 free_iou: float = 0.3) -> tuple[np.ndarray, np.ndarray]:
+    """(K, 4) boxes where a line of tiles says the next tile would lie, and (K,) the index of the
+    line's end tile each extends: one step beyond each end
     of every line of two or more tiles (:func:`group_sets` without the photo, so rack rows are
     lines too), the end tile's box moved by the line's last step. A tile the detector missed
     (far and tiny, half hidden, blurred) most often lies there: a set's last tile, or one inside
@@ -894,26 +895,29 @@ def next_in_line(boxes_xyxy: np.ndarray, up_xy: np.ndarray | None = None, size: 
     or more: that tile was found) and, given the photo's ``size`` (width, height), places not
     wholly inside it. Each place is offered once, however many line ends point at it."""
     boxes = np.asarray(boxes_xyxy, dtype=np.float64).reshape(-1, 4)
+    none = np.zeros((0, 4)), np.zeros(0, dtype=np.int64)
     if len(boxes) < 2:
-        return np.zeros((0, 4))
+        return none
     layout = group_sets(boxes, up_xy)
     centres = (boxes[:, :2] + boxes[:, 2:]) / 2
     places: list[np.ndarray] = []
+    ends: list[int] = []
     for members in layout.sets:
         for end, inner in ((members[0], members[1]), (members[-1], members[-2])):
             step = centres[end] - centres[inner]
             places.append(np.concatenate([boxes[end, :2] + step, boxes[end, 2:] + step]))
+            ends.append(end)
     if not places:
-        return np.zeros((0, 4))
-    out = np.array(places)
+        return none
+    out, of = np.array(places), np.array(ends, dtype=np.int64)
     keep = iou_matrix(out, boxes).max(axis=1) < free_iou
     if size is not None:
         w, h = size
         keep &= (out[:, 0] >= 0) & (out[:, 1] >= 0) & (out[:, 2] <= w) & (out[:, 3] <= h)
-    out = out[keep]
+    out, of = out[keep], of[keep]
     # Two line ends pointing at one gap (a tile missed inside a set) offer it once.
     same = np.triu(iou_matrix(out, out) >= 0.5, 1).any(axis=0) if len(out) > 1 else np.zeros(len(out), bool)
-    return out[~same]
+    return out[~same], of[~same]
 
 
 def _twins(boxes: np.ndarray) -> list[int]:

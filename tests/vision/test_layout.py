@@ -135,10 +135,11 @@ def test_next_in_line_offers_the_places_a_missed_tile_would_fill(angle: float) -
     boxes, _ = s.view(angle_deg=angle, px=40)
     missed = run[2]
     found = np.delete(boxes, missed, axis=0)
-    places = next_in_line(found)
+    places, ends = next_in_line(found)
     assert len(places) == 5  # the run's two ends, the pair's two ends, the gap (once)
     assert iou_matrix(places, boxes[[missed]]).max() > 0.8
     assert iou_matrix(places, found).max() < 0.3
+    assert {0, 5, 6, 7} <= set(ends.tolist()) <= set(range(8)) - {3, 4}  # each place names its line's end tile
     beyond = [boxes[run[0]], boxes[run[-1]], boxes[pair[0]], boxes[pair[-1]]]
     assert all(iou_matrix(places, b[None]).max() < 0.3 for b in beyond)
 
@@ -151,9 +152,9 @@ def test_next_in_line_stays_inside_the_photo() -> None:
     x1 = boxes[:, 0].min()
     boxes = boxes - np.array([x1, 0, x1, 0])  # the line's first tile touches the left edge
     size = (int(boxes[:, 2].max() + 200), int(boxes[:, 3].max() + 50))
-    places = next_in_line(boxes, size=size)
+    places, _ends = next_in_line(boxes, size=size)
     assert len(places) == 1 and places[0, 0] > boxes[:, 2].max() - 1
-    assert len(next_in_line(boxes[:1])) == 0
+    assert len(next_in_line(boxes[:1])[0]) == 0
 
 
 def test_change_of_direction_starts_a_new_set() -> None:
