@@ -254,15 +254,21 @@ static Cell *get_cell(Ctx *x, int n, int c, uint64_t sid) {
 }
 
 /* The group floors at (f, n, c), packed a byte each (they are 0-99). */
-static int get_floor(Ctx *x, uint64_t f, int n, int c, long long *packed) {
+static int get_floor(Table *floors, PyObject *group_floor, PyObject *rest_avail, uint64_t f, int n, int c,
+                     long long *packed) {
     uint64_t fk = ((f << 6) | ((uint64_t)n << 2) | (uint64_t)c) + 1;
-    long long got = dead_get(&x->floors, fk);
+    long long got = dead_get(floors, fk);
     if (got >= 0) {
         *packed = got;
         return 0;
     }
-    PyObject *rest = PyList_GET_ITEM(PyList_GET_ITEM(x->rest_avail, n), c);
-    PyObject *fl = PyObject_CallFunction(x->group_floor, "KO", (unsigned long long)f, rest);
+    PyObject *rests = PyList_GET_ITEM(rest_avail, n);
+    if (!PyList_Check(rests) || PyList_GET_SIZE(rests) < 4) {
+        PyErr_SetString(PyExc_TypeError, "rest_avail[n] must be a list of 4");
+        return -1;
+    }
+    PyObject *rest = PyList_GET_ITEM(rests, c);
+    PyObject *fl = PyObject_CallFunction(group_floor, "KO", (unsigned long long)f, rest);
     if (!fl) return -1;
     if (!PyTuple_Check(fl) || PyTuple_GET_SIZE(fl) != 5) {
         Py_DECREF(fl);
@@ -277,7 +283,7 @@ static int get_floor(Ctx *x, uint64_t f, int n, int c, long long *packed) {
     }
     Py_DECREF(fl);
     if (PyErr_Occurred()) return -1;
-    if (dead_set(&x->floors, fk, v) < 0) {
+    if (dead_set(floors, fk, v) < 0) {
         PyErr_NoMemory();
         return -1;
     }
@@ -326,7 +332,7 @@ static int rec0(Ctx *x, int n, int c, uint64_t key, long long spent, long long s
     if (!cell) return ERROR;
     uint64_t f = key >> G0_SHIFT;
     long long floor;
-    if (get_floor(x, f, n, c, &floor) < 0) return ERROR;
+    if (get_floor(&x->floors, x->group_floor, x->rest_avail, f, n, c, &floor) < 0) return ERROR;
     uint64_t basek = key & ~(CM << sh) & COLOURS_MASK;
     const uint64_t *row = x->grow0[f];
     PyObject **here = x->details[n - 1];
@@ -755,17 +761,6 @@ static CellJ *get_cell_j(CtxJ *x, int n, int c, uint64_t sid, long long jrem) {
     return cell;
 }
 
-/* group_floor(f, rest_avail[n][c]) packed a byte each, cached in x->floors (as get_floor). */
-static int get_floor_j(CtxJ *x, uint64_t f, int n, int c, long long *packed) {
-    Ctx shim; /* get_floor reads only floors, rest_avail and group_floor */
-    shim.floors = x->floors;
-    shim.rest_avail = x->rest_avail;
-    shim.group_floor = x->group_floor;
-    int r = get_floor(&shim, f, n, c, packed);
-    x->floors = shim.floors;
-    return r;
-}
-
 /* need[d][n].get(sid) as a borrowed list, NULL with no error when there is none. */
 static PyObject *need_of(PyObject *table, uint64_t sid) {
     PyObject *key = PyLong_FromUnsignedLongLong(sid);
@@ -901,7 +896,7 @@ static int recj(CtxJ *x, int n, int c, u128 key, long long spent, long long sc) 
         return ERROR;
     }
     long long floor;
-    if (get_floor_j(x, f, n, c, &floor) < 0) return ERROR;
+    if (get_floor(&x->floors, x->group_floor, x->rest_avail, f, n, c, &floor) < 0) return ERROR;
     u128 basek = key & ~((u128)CM << sh) & KEEP_MASK;
     const u128 *row = grow_c[f];
     u128 cellbits = (u128)((n << 3) | (c + 1)) << CELL_SHIFT;
@@ -914,9 +909,18 @@ static int recj(CtxJ *x, int n, int c, u128 key, long long spent, long long sc) 
         /* The other colours' joker needs from here (each given the whole slack), the colours
          * done at this number from after it. */
         others = 2 * jrem;
-        PyObject *list = PyList_GET_ITEM(PyList_GET_ITEM(x->need_others, n), c);
+        PyObject *at = PyList_GET_ITEM(x->need_others, n);
+        PyObject *list = PyList_Check(at) && PyList_GET_SIZE(at) == 4 ? PyList_GET_ITEM(at, c) : NULL;
+        if (!list || !PyList_Check(list)) {
+            PyErr_SetString(PyExc_TypeError, "need_others[n] must be a list of 4 lists");
+            return ERROR;
+        }
         for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
             PyObject *t = PyList_GET_ITEM(list, i); /* (d, table, shift) */
+            if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 3 || !PyDict_Check(PyTuple_GET_ITEM(t, 1))) {
+                PyErr_SetString(PyExc_TypeError, "need_others[n][c] must hold (colour, dict, shift)");
+                return ERROR;
+            }
             long long dsh = PyLong_AsLongLong(PyTuple_GET_ITEM(t, 2));
             if (dsh == -1 && PyErr_Occurred()) return ERROR;
             PyObject *v = need_of(PyTuple_GET_ITEM(t, 1), (uint64_t)(key >> dsh) & CM);
