@@ -18,7 +18,7 @@
 #include <limits.h>
 #include <string.h>
 
-#define TWIN_SHA256 "d85f2b734f7ee73e1843f87219594ad2cb659ad3fce3890d5aa25721d882cdf5"
+#define TWIN_SHA256 "f23460952ea392ab4cda588aca3389f1da97083f7751601e5efeda4cb4901dec"
 
 #define CB 10
 #define CM ((1ULL << CB) - 1)
@@ -1124,6 +1124,398 @@ done:
     return result;
 }
 
+
+/* ------------------------------------------------------------------------------------------
+ * The joker needs' passes: need_tables() in search0.py. A state's ways are bit sets (bit
+ * k * width + h: on leaving out at most k rack tiles with at most h halves), as many 64-bit
+ * words as (most + 1) * width bits take. */
+
+#define NEED_INF 4096 /* options.NEED_INF */
+#define MAX_SIDS (1 << CB)
+
+typedef struct {
+    int sid;
+    Py_ssize_t first, count; /* its steps in the colour's step arrays */
+} Way;
+
+typedef struct {
+    int *nsid, *cost, *shift;
+    Py_ssize_t used, cap;
+} Steps;
+
+static int steps_add(Steps *s, int nsid, int cost, int shift) {
+    if (s->used == s->cap) {
+        Py_ssize_t cap = s->cap ? 2 * s->cap : 256;
+        int *a = realloc(s->nsid, cap * sizeof(int)), *b, *c;
+        if (!a) return -1;
+        s->nsid = a;
+        b = realloc(s->cost, cap * sizeof(int));
+        if (!b) return -1;
+        s->cost = b;
+        c = realloc(s->shift, cap * sizeof(int));
+        if (!c) return -1;
+        s->shift = c;
+        s->cap = cap;
+    }
+    s->nsid[s->used] = nsid;
+    s->cost[s->used] = cost;
+    s->shift[s->used] = shift;
+    s->used++;
+    return 0;
+}
+
+/* Read a cell's steps ((nsid, halves, shift), ...) into s. */
+static int read_steps(Steps *s, PyObject *st) {
+    if (!PyTuple_Check(st)) {
+        PyErr_SetString(PyExc_TypeError, "a cell's joker-need steps must be a tuple");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(st); i++) {
+        PyObject *w = PyTuple_GET_ITEM(st, i);
+        if (!PyTuple_Check(w) || PyTuple_GET_SIZE(w) != 3) {
+            PyErr_SetString(PyExc_TypeError, "a joker-need step must be (nsid, halves, shift)");
+            return -1;
+        }
+        long nsid = PyLong_AsLong(PyTuple_GET_ITEM(w, 0)), cost = PyLong_AsLong(PyTuple_GET_ITEM(w, 1)),
+             shift = PyLong_AsLong(PyTuple_GET_ITEM(w, 2));
+        if (PyErr_Occurred()) return -1;
+        if (nsid < 0 || nsid >= MAX_SIDS || cost < 0 || cost > (1 << 20) || shift < 0 || shift > (1L << 30)) {
+            PyErr_SetString(PyExc_ValueError, "joker-need step out of range");
+            return -1;
+        }
+        if (steps_add(s, (int)nsid, (int)cost, (int)shift) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* dst |= src << shift, both nw words (bits pushed past the last word dropped). */
+static void or_shifted(uint64_t *dst, const uint64_t *src, Py_ssize_t nw, long shift) {
+    Py_ssize_t q = shift / 64;
+    int r = (int)(shift % 64);
+    for (Py_ssize_t i = nw - 1; i >= q; i--) {
+        uint64_t v = src[i - q] << r;
+        if (r && i - q - 1 >= 0) v |= src[i - q - 1] >> (64 - r);
+        dst[i] |= v;
+    }
+}
+
+static int is_zero(const uint64_t *m, Py_ssize_t nw) {
+    for (Py_ssize_t i = 0; i < nw; i++)
+        if (m[i]) return 0;
+    return 1;
+}
+
+/* The (cap + 1) bits of m from bit ``at``. */
+static unsigned bits_at(const uint64_t *m, Py_ssize_t nw, long at, int count) {
+    Py_ssize_t q = at / 64;
+    int r = (int)(at % 64);
+    uint64_t v = q < nw ? m[q] >> r : 0;
+    if (r && q + 1 < nw) v |= m[q + 1] << (64 - r);
+    return (unsigned)(v & ((1ULL << count) - 1));
+}
+
+typedef struct {
+    uint64_t *keys; /* capacity * nw words */
+    PyObject **lists;  /* owned; NULL: empty */
+    Py_ssize_t cap, used, nw;
+} ReadCache;
+
+static uint64_t hash_words(const uint64_t *m, Py_ssize_t nw) {
+    uint64_t h = 0x9e3779b97f4a7c15ULL;
+    for (Py_ssize_t i = 0; i < nw; i++) h = mix(h ^ m[i]) + (uint64_t)i;
+    return h;
+}
+
+static int read_init(ReadCache *rc, Py_ssize_t nw) {
+    rc->cap = 64;
+    rc->used = 0;
+    rc->nw = nw;
+    rc->keys = calloc((size_t)(rc->cap * nw), sizeof(uint64_t));
+    rc->lists = calloc((size_t)rc->cap, sizeof(PyObject *));
+    return rc->keys && rc->lists ? 0 : -1;
+}
+
+static void read_free(ReadCache *rc) {
+    if (rc->lists)
+        for (Py_ssize_t i = 0; i < rc->cap; i++) Py_XDECREF(rc->lists[i]);
+    free(rc->lists);
+    free(rc->keys);
+}
+
+/* The list of fewest halves by tiles left out for mask m (one list per distinct mask). */
+static PyObject *read_mask(ReadCache *rc, const uint64_t *m, int most, int width, int cap) {
+    Py_ssize_t nw = rc->nw;
+    if (2 * (rc->used + 1) > rc->cap) {
+        ReadCache bigger = {0};
+        bigger.cap = rc->cap * 2;
+        bigger.nw = nw;
+        bigger.keys = calloc((size_t)(bigger.cap * nw), sizeof(uint64_t));
+        bigger.lists = calloc((size_t)bigger.cap, sizeof(PyObject *));
+        if (!bigger.keys || !bigger.lists) {
+            free(bigger.keys);
+            free(bigger.lists);
+            PyErr_NoMemory();
+            return NULL;
+        }
+        for (Py_ssize_t j = 0; j < rc->cap; j++) {
+            if (rc->lists[j]) {
+                Py_ssize_t i = (Py_ssize_t)(hash_words(rc->keys + j * nw, nw) & (uint64_t)(bigger.cap - 1));
+                while (bigger.lists[i]) i = (i + 1) & (bigger.cap - 1);
+                memcpy(bigger.keys + i * nw, rc->keys + j * nw, (size_t)nw * sizeof(uint64_t));
+                bigger.lists[i] = rc->lists[j];
+                bigger.used++;
+            }
+        }
+        free(rc->keys);
+        free(rc->lists);
+        *rc = bigger;
+    }
+    Py_ssize_t i = (Py_ssize_t)(hash_words(m, nw) & (uint64_t)(rc->cap - 1));
+    while (rc->lists[i]) {
+        if (!memcmp(rc->keys + i * nw, m, (size_t)nw * sizeof(uint64_t))) return rc->lists[i];
+        i = (i + 1) & (rc->cap - 1);
+    }
+    PyObject *list = PyList_New(most + 1);
+    if (!list) return NULL;
+    for (int k = 0; k <= most; k++) {
+        unsigned row = bits_at(m, nw, (long)k * width, cap + 1);
+        PyObject *v = PyLong_FromLong(row ? __builtin_ctz(row) : NEED_INF);
+        if (!v) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, k, v);
+    }
+    memcpy(rc->keys + i * nw, m, (size_t)nw * sizeof(uint64_t));
+    rc->lists[i] = list;
+    rc->used++;
+    return list;
+}
+
+static PyObject *need_tables(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *cells, *idle, *shared, *fresh, *closed;
+    long jt, most;
+    if (!PyArg_ParseTuple(args, "OOOOOll", &cells, &idle, &shared, &fresh, &closed, &jt, &most)) return NULL;
+    if (read_ints(cells, 4, "cells") < 0 || read_ints(idle, 4, "idle") < 0 || read_ints(closed, 1, "closed") < 0)
+        return NULL;
+    if (!PyDict_Check(shared)) {
+        PyErr_SetString(PyExc_TypeError, "shared must be a dict");
+        return NULL;
+    }
+    if (jt < 0 || jt > 15 || most < 0 || most > 4096) {
+        PyErr_SetString(PyExc_ValueError, "jokers or most out of range");
+        return NULL;
+    }
+    int cap = 2 * (int)jt, width = 2 * cap + 1;
+    long total_bits = (most + 1) * (long)width;
+    Py_ssize_t nw = (Py_ssize_t)((total_bits + 63) / 64);
+    uint64_t *full = calloc((size_t)nw, sizeof(uint64_t));
+    /* per number 0..13: the (sid, bits) of its level, bits in one arena per colour */
+    Way *rows[14] = {0};
+    Py_ssize_t row_len[14] = {0};
+    uint64_t *arena = NULL;
+    Py_ssize_t arena_cap = 0;
+    Steps st = {0};
+    ReadCache rc = {0};
+    PyObject *need = NULL, *result = NULL;
+    int *order = malloc(MAX_SIDS * sizeof(int)), *reach_cost = malloc(MAX_SIDS * sizeof(int));
+    int *nxt_cost = malloc(MAX_SIDS * sizeof(int)), *nxt_order = malloc(MAX_SIDS * sizeof(int));
+    Py_ssize_t *val_at = malloc(MAX_SIDS * sizeof(Py_ssize_t)); /* sid -> arena row of its bits, -1: none */
+    if (!full || !order || !reach_cost || !nxt_cost || !nxt_order || !val_at || read_init(&rc, nw) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (long k = 0; k <= most; k++)
+        for (int h = 0; h <= cap; h++) {
+            long b = k * width + h;
+            full[b / 64] |= 1ULL << (b % 64);
+        }
+    for (int sid = 0; sid < MAX_SIDS; sid++) {
+        reach_cost[sid] = -1;
+        nxt_cost[sid] = -1;
+        val_at[sid] = -1;
+    }
+    need = PyList_New(4);
+    if (!need) goto done;
+    for (int c = 0; c < 4; c++) {
+        PyObject *crow = PyList_GET_ITEM(cells, c), *irow = PyList_GET_ITEM(idle, c);
+        if (read_ints(crow, 14, "cells[c]") < 0 || read_ints(irow, 14, "idle[c]") < 0) goto done;
+        st.used = 0;
+        /* Forward: the fewest halves to reach each state, and each cell's ways from the
+         * states reaching it. */
+        int nreach = 1;
+        order[0] = 0;
+        reach_cost[0] = 0;
+        for (int n = 1; n <= 13; n++) {
+            long cid = PyLong_AsLong(PyList_GET_ITEM(crow, n));
+            int still = PyObject_IsTrue(PyList_GET_ITEM(irow, n));
+            if ((cid == -1 && PyErr_Occurred()) || still < 0) goto done;
+            free(rows[n]);
+            rows[n] = malloc((size_t)(nreach ? nreach : 1) * sizeof(Way));
+            if (!rows[n]) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            row_len[n] = nreach;
+            int nnext = 0;
+            for (int i = 0; i < nreach; i++) {
+                int sid = order[i], spent = reach_cost[sid];
+                Way *w = &rows[n][i];
+                w->sid = sid;
+                w->first = st.used;
+                if (still && !sid) {
+                    if (steps_add(&st, 0, 0, 0) < 0) { /* IDLE_NEED */
+                        PyErr_NoMemory();
+                        goto done;
+                    }
+                } else {
+                    PyObject *steps = NULL, *owned = NULL;
+                    if (cid >= 0) {
+                        PyObject *key = PyLong_FromLong((cid << CB) | sid);
+                        if (!key) goto done;
+                        steps = PyDict_GetItemWithError(shared, key);
+                        Py_DECREF(key);
+                        if (!steps && PyErr_Occurred()) goto done;
+                    }
+                    if (!steps) {
+                        steps = owned = PyObject_CallFunction(fresh, "iii", c, n, sid);
+                        if (!steps) goto done;
+                    }
+                    int bad = read_steps(&st, steps);
+                    Py_XDECREF(owned);
+                    if (bad) goto done;
+                }
+                w->count = st.used - w->first;
+                for (Py_ssize_t j = w->first; j < st.used; j++) {
+                    int nsid = st.nsid[j], cost = st.cost[j] + spent;
+                    if (cost <= cap) {
+                        int was = nxt_cost[nsid];
+                        if (was < 0) {
+                            nxt_order[nnext++] = nsid;
+                            nxt_cost[nsid] = cost;
+                        } else if (was > cost) {
+                            nxt_cost[nsid] = cost;
+                        }
+                    }
+                }
+            }
+            for (int i = 0; i < nreach; i++) reach_cost[order[i]] = -1;
+            for (int i = 0; i < nnext; i++) {
+                order[i] = nxt_order[i];
+                reach_cost[order[i]] = nxt_cost[order[i]];
+                nxt_cost[order[i]] = -1;
+            }
+            nreach = nnext;
+        }
+        /* Backward: level 13 is the states after number 13 (full where every run may end),
+         * level n - 1 from level n through cell n's ways. */
+        Py_ssize_t need_rows = 0;
+        for (int n = 1; n <= 13; n++) need_rows += row_len[n];
+        need_rows += nreach;
+        if (need_rows > arena_cap) {
+            free(arena);
+            arena_cap = need_rows;
+            arena = malloc((size_t)(arena_cap * nw) * sizeof(uint64_t));
+            if (!arena) {
+                arena_cap = 0;
+                PyErr_NoMemory();
+                goto done;
+            }
+        }
+        Py_ssize_t used_rows = 0;
+        Way *level_ways[14];
+        Py_ssize_t level_len[14], level_first[14];
+        Way *last = malloc((size_t)(nreach ? nreach : 1) * sizeof(Way));
+        if (!last) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        level_first[13] = used_rows;
+        for (int i = 0; i < nreach; i++) {
+            int sid = order[i];
+            uint64_t *m = arena + used_rows * nw;
+            Py_ssize_t sz = PyList_GET_SIZE(closed);
+            int is_closed = sid < sz && PyList_GET_ITEM(closed, sid) == Py_True;
+            if (is_closed)
+                memcpy(m, full, (size_t)nw * sizeof(uint64_t));
+            else
+                memset(m, 0, (size_t)nw * sizeof(uint64_t));
+            last[i].sid = sid;
+            val_at[sid] = used_rows;
+            used_rows++;
+            reach_cost[sid] = -1;
+        }
+        level_ways[13] = last;
+        level_len[13] = nreach;
+        for (int n = 13; n >= 1; n--) {
+            level_first[n - 1] = used_rows;
+            for (Py_ssize_t i = 0; i < row_len[n]; i++) {
+                Way *w = &rows[n][i];
+                uint64_t *m = arena + used_rows++ * nw;
+                memset(m, 0, (size_t)nw * sizeof(uint64_t));
+                for (Py_ssize_t j = w->first; j < w->first + w->count; j++) {
+                    Py_ssize_t at = val_at[st.nsid[j]];
+                    if (at >= 0 && !is_zero(arena + at * nw, nw)) or_shifted(m, arena + at * nw, nw, st.shift[j]);
+                }
+                for (Py_ssize_t q = 0; q < nw; q++) m[q] &= full[q];
+            }
+            /* the states of level n forgotten, those of level n - 1 known */
+            for (Py_ssize_t i = 0; i < level_len[n]; i++) val_at[level_ways[n][i].sid] = -1;
+            for (Py_ssize_t i = 0; i < row_len[n]; i++) val_at[rows[n][i].sid] = level_first[n - 1] + i;
+            level_ways[n - 1] = rows[n];
+            level_len[n - 1] = row_len[n];
+        }
+        for (Py_ssize_t i = 0; i < level_len[0]; i++) val_at[level_ways[0][i].sid] = -1;
+        /* As lists by tiles left out: need[c][n] = {sid: list}. */
+        PyObject *levels = PyList_New(14);
+        if (!levels) {
+            free(last);
+            goto done;
+        }
+        PyList_SET_ITEM(need, c, levels);
+        for (int n = 0; n <= 13; n++) {
+            PyObject *out = PyDict_New();
+            if (!out) {
+                free(last);
+                goto done;
+            }
+            PyList_SET_ITEM(levels, n, out);
+            for (Py_ssize_t i = 0; i < level_len[n]; i++) {
+                PyObject *list = read_mask(&rc, arena + (level_first[n] + i) * nw, (int)most, width, cap);
+                PyObject *key = list ? PyLong_FromLong(level_ways[n][i].sid) : NULL;
+                int bad = !key || PyDict_SetItem(out, key, list) < 0;
+                Py_XDECREF(key);
+                if (bad) {
+                    free(last);
+                    goto done;
+                }
+            }
+        }
+        free(last);
+    }
+    result = need;
+    need = NULL;
+done:
+    Py_XDECREF(need);
+    for (int n = 0; n < 14; n++) free(rows[n]);
+    free(arena);
+    free(st.nsid);
+    free(st.cost);
+    free(st.shift);
+    read_free(&rc);
+    free(full);
+    free(order);
+    free(reach_cost);
+    free(nxt_cost);
+    free(nxt_order);
+    free(val_at);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"search0", search0, METH_VARARGS,
      "search0(idle, lean_jg, grow0, closed, options, hb, group_floor, rest_avail, idle_detail, slack, stop, budget)\n"
@@ -1132,6 +1524,9 @@ static PyMethodDef methods[] = {
      "search_jokers(idle, lean_jg, grow, closed, jcap, shared, cids, cache, options, group_floor, rest_avail, need,\n"
      "              need_others, dead, idle_detail, slack, stop, budget)\n"
      "The depth-first loop with jokers: referee.solver.search0.search_jokers, compiled (same arguments and answer)."},
+    {"need_tables", need_tables, METH_VARARGS,
+     "need_tables(cells, idle, shared, fresh, closed, jt, most)\n"
+     "The joker needs' passes: referee.solver.search0.need_tables, compiled (same arguments and answer)."},
     {NULL, NULL, 0, NULL},
 };
 

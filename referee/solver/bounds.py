@@ -8,10 +8,8 @@ from typing import Any
 from referee.solver.options import (
     CELLS_LOCK,
     CELLS_MAX,
-    IDLE_NEED,
     IDLE_STEP,
     NEED_CELLS,
-    NEED_INF,
     NEED_STEPS,
     NEG,
     RELAXED,
@@ -22,6 +20,7 @@ from referee.solver.options import (
     need_steps,
     relaxed_steps,
 )
+from referee.solver.compiled import NEED_TABLES
 from referee.solver.state import CB, CLOSED
 
 
@@ -129,84 +128,30 @@ class Bounds:
             return self._need
         t, r = self.t, self.r
         jt = self.jtot
-        inf = NEED_INF
-        # Each colour's ways as bits: bit k * width + h of a state's number is set when the
-        # colour can go on from it leaving out at most k rack tiles with at most h halves
-        # (h <= cap; a way ending past cap only marks that nothing within it exists). A way
-        # adds its tiles left out and halves by one shift; bits pushed past cap land in the
-        # pad between rows (cap + 1 to 2 * cap) and are cleared. More halves than cap can
-        # never fit the jokers there are, so they read as "no way" (the searches cut there
-        # either way).
-        cap = 2 * jt
-        width = 2 * cap + 1
-        row_bits = (1 << (cap + 1)) - 1
-        full = 0
-        for k in range(most + 1):
-            full |= row_bits << (k * width)
-        lowest = [inf] + [(x & -x).bit_length() - 1 for x in range(1, row_bits + 1)]
-        shifts = [k * width for k in range(most + 1)]
-        read: dict[int, list[int]] = {}
         defs = [group_deficits(t[0][n] + r[0][n], t[1][n] + r[1][n], t[2][n] + r[2][n], t[3][n] + r[3][n]) for n in range(15)]
         jmax, mode, jstart = self.jmax, self.mode, self.jstart
-        need: list[list[dict[int, list[int]]]] = []
+        # Each cell's steps are shared between solves, found by a small int naming the cell's
+        # arguments (all but the run state) and the state.
+        cells = [[-1] * 15 for _c in range(4)]
         for c in range(4):
-            tc, rc = t[c], r[c]
-            steps: list[Any] = [None]
-            # Forward, the fewest halves to reach each state: any real way there spends at
-            # most two per joker, so states beyond twice the jokers are never reached.
-            reach: dict[int, int] = {0: 0}
+            tc, rc, row = t[c], r[c], cells[c]
             for n in range(1, 14):
-                js = jstart[c][n]
-                nxt: dict[int, int] = {}
-                idle = not (tc[n] or rc[n] or js)
-                args = (tc[n], rc[n], jt, js, jmax, mode, defs[n][c])
+                args = (tc[n], rc[n], jt, jstart[c][n], jmax, mode, defs[n][c])
                 cid = NEED_CELLS.get(args, -1)
                 if cid < 0 and len(NEED_CELLS) < CELLS_MAX:
                     with CELLS_LOCK:
                         cid = NEED_CELLS.setdefault(args, len(NEED_CELLS))
-                row = []
-                for sid, spent in reach.items():
-                    if idle and not sid:
-                        st = IDLE_NEED  # (a cell with no tile still lets open runs go on with jokers)
-                    else:
-                        key = (cid << CB) | sid
-                        st = NEED_STEPS.get(key) if cid >= 0 else None
-                        if st is None:
-                            st = need_steps(sid, tc[n], rc[n], jt, js, jmax, mode, defs[n][c])
-                            if cid >= 0 and len(NEED_STEPS) < SHARED_MAX:
-                                NEED_STEPS[key] = st
-                    row.append((sid, st))
-                    for nsid, cost, _shift in st:
-                        cost += spent
-                        if cost <= cap and nxt.get(nsid, cap + 1) > cost:
-                            nxt[nsid] = cost
-                reach = nxt
-                steps.append(row)
-            val = {sid: full if CLOSED[sid] else 0 for sid in reach}
-            masks: list[dict[int, int]] = [val]
-            for n in range(13, 0, -1):
-                cur = {}
-                for sid, st in steps[n]:
-                    m = 0
-                    for nsid, _cost, shift in st:
-                        v = val.get(nsid)
-                        if v:
-                            m |= v << shift
-                    cur[sid] = m & full
-                val = cur
-                masks.append(val)
-            masks.reverse()
-            # As lists by tiles left out (few distinct tables: read once each).
-            levels = []
-            for level in masks:
-                out = {}
-                for sid, m in level.items():
-                    v = read.get(m)
-                    if v is None:
-                        v = read[m] = [lowest[(m >> sh) & row_bits] for sh in shifts]
-                    out[sid] = v
-                levels.append(out)
-            need.append(levels)
+                row[n] = cid
+
+        def fresh(c: int, n: int, sid: int) -> tuple[tuple[int, int, int], ...]:
+            # A cell's steps not in the shared table yet.
+            st = need_steps(sid, t[c][n], r[c][n], jt, jstart[c][n], jmax, mode, defs[n][c])
+            cid = cells[c][n]
+            if cid >= 0 and len(NEED_STEPS) < SHARED_MAX:
+                NEED_STEPS[(cid << CB) | sid] = st
+            return st
+
+        need = NEED_TABLES(cells, self.idle, NEED_STEPS, fresh, CLOSED, jt, most)
         self._need = need
         self._need_most = most
         # For the searches: at (number, colour), the other colours' tables, from before the

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from referee.solver.search0 import search0, search_jokers
+from referee.solver.search0 import need_tables, search0, search_jokers
 
 _HERE = Path(__file__).resolve().parent
 
@@ -37,21 +37,22 @@ def twin_digest() -> str:
     return hashlib.sha256(TWIN.read_bytes()).hexdigest()
 
 
-def _load() -> tuple[Callable[..., Any], Callable[..., Any], str]:
-    """The search loops to use (joker-free, with jokers) and a line saying which and why."""
+def _load() -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any], str]:
+    """The functions to use (the joker-free loop, the loop with jokers, the joker needs' passes)
+    and a line saying which and why."""
     if os.environ.get("RUMMIKUB_SOLVER_PURE", "") not in ("", "0"):
-        return search0, search_jokers, "pure Python (RUMMIKUB_SOLVER_PURE is set)"
+        return search0, search_jokers, need_tables, "pure Python (RUMMIKUB_SOLVER_PURE is set)"
     try:
         from referee.solver import _search0  # type: ignore[attr-defined]
     except ImportError:
-        return search0, search_jokers, "pure Python (the compiled loop is not built)"
+        return search0, search_jokers, need_tables, "pure Python (the compiled loop is not built)"
     built = getattr(_search0, "TWIN_SHA256", "")
     if built != twin_digest():
         warnings.warn(
             "referee.solver._search0 was built for another version of search0.py: using the pure-Python "
             "loop (rebuild with `pip install -e .`)", RuntimeWarning, stacklevel=2,
         )
-        return search0, search_jokers, "pure Python (the compiled loop is stale: its twin's digest differs)"
+        return search0, search_jokers, need_tables, "pure Python (the compiled loop is stale: its twin's digest differs)"
     try:
         stale = C_SOURCE.stat().st_mtime > Path(_search0.__file__).stat().st_mtime
     except OSError:
@@ -61,10 +62,11 @@ def _load() -> tuple[Callable[..., Any], Callable[..., Any], str]:
             "referee.solver._search0 is older than _search0.c: using the pure-Python loop "
             "(rebuild with `pip install -e .`)", RuntimeWarning, stacklevel=2,
         )
-        return search0, search_jokers, "pure Python (the compiled loop is older than its C source)"
-    return _search0.search0, _search0.search_jokers, f"compiled ({Path(_search0.__file__).name})"
+        return search0, search_jokers, need_tables, "pure Python (the compiled loop is older than its C source)"
+    return _search0.search0, _search0.search_jokers, _search0.need_tables, f"compiled ({Path(_search0.__file__).name})"
 
 
-SEARCH0, SEARCH_JOKERS, WHICH = _load()
-"""The loops :meth:`DepthFirst.search` calls (joker-free, with jokers), and which they are."""
+SEARCH0, SEARCH_JOKERS, NEED_TABLES, WHICH = _load()
+"""The loops :meth:`DepthFirst.search` calls (joker-free, with jokers), the joker needs' passes
+:meth:`Bounds.joker_needs` calls, and which they are."""
 

@@ -1,5 +1,6 @@
-"""The depth-first loops of :meth:`DepthFirst.search` as plain functions: joker-free
-(:func:`search0`) and with jokers (:func:`search_jokers`).
+"""The depth-first loops of :meth:`DepthFirst.search` as plain functions, joker-free
+(:func:`search0`) and with jokers (:func:`search_jokers`), and the joker needs' passes
+(:func:`need_tables`, for :meth:`Bounds.joker_needs`).
 
 A solve spends much of its time here, so the loops have a compiled twin, ``_search0.c`` (C,
 built by ``pip install``, optional): the functions below are its pure-Python fall-back and its
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from referee.solver.options import NEG
+from referee.solver.options import IDLE_NEED, NEED_INF, NEG
 from referee.solver.state import (
     CB,
     CM,
@@ -394,3 +395,87 @@ def search_jokers(
     if not found:
         return how, left_steps, 0, None, None
     return how, left_steps, found[0], found[1], found[2]
+
+
+def need_tables(
+    cells: Sequence[Sequence[int]],
+    idle: Sequence[Sequence[bool]],
+    shared: dict[int, tuple[tuple[int, int, int], ...]],
+    fresh: Callable[[int, int, int], tuple[tuple[int, int, int], ...]],
+    closed: Sequence[bool],
+    jt: int,
+    most: int,
+) -> list[list[dict[int, list[int]]]]:
+    """The joker needs of :meth:`Bounds.joker_needs`: ``need[c][n][sid][k]``, the fewest joker
+    halves colour c needs to go on from run state sid after number n, leaving out at most k (<=
+    ``most``) of its rack tiles, with ``jt`` jokers. A cell's steps (:func:`need_steps`: (new
+    sid, halves, shift) per way) are ``shared[cells[c][n] << CB | sid]`` where its cell id is
+    not -1 and they are there, else ``fresh(c, n, sid)``; an ``idle`` cell (no tile, no joker
+    start) lets the state with nothing open stay as it is."""
+    inf = NEED_INF
+    # Each colour's ways as bits: bit k * width + h of a state's number is set when the colour
+    # can go on from it leaving out at most k rack tiles with at most h halves (h <= cap; a way
+    # ending past cap only marks that nothing within it exists). A way adds its tiles left out
+    # and halves by one shift; bits pushed past cap land in the pad between rows (cap + 1 to
+    # 2 * cap) and are cleared. More halves than cap can never fit the jokers there are, so
+    # they read as "no way" (the searches cut there either way).
+    cap = 2 * jt
+    width = 2 * cap + 1
+    row_bits = (1 << (cap + 1)) - 1
+    full = 0
+    for k in range(most + 1):
+        full |= row_bits << (k * width)
+    lowest = [inf] + [(x & -x).bit_length() - 1 for x in range(1, row_bits + 1)]
+    shifts = [k * width for k in range(most + 1)]
+    read: dict[int, list[int]] = {}
+    need: list[list[dict[int, list[int]]]] = []
+    for c in range(4):
+        steps: list[Any] = [None]
+        # Forward, the fewest halves to reach each state: any real way there spends at most
+        # two per joker, so states beyond twice the jokers are never reached.
+        reach: dict[int, int] = {0: 0}
+        for n in range(1, 14):
+            cid = cells[c][n]
+            still = idle[c][n]
+            nxt: dict[int, int] = {}
+            row = []
+            for sid, spent in reach.items():
+                if still and not sid:
+                    st = IDLE_NEED  # (a cell with no tile still lets open runs go on with jokers)
+                else:
+                    st = shared.get((cid << CB) | sid) if cid >= 0 else None
+                    if st is None:
+                        st = fresh(c, n, sid)
+                row.append((sid, st))
+                for nsid, cost, _shift in st:
+                    cost += spent
+                    if cost <= cap and nxt.get(nsid, cap + 1) > cost:
+                        nxt[nsid] = cost
+            reach = nxt
+            steps.append(row)
+        val = {sid: full if closed[sid] else 0 for sid in reach}
+        masks: list[dict[int, int]] = [val]
+        for n in range(13, 0, -1):
+            cur = {}
+            for sid, st in steps[n]:
+                m = 0
+                for nsid, _cost, shift in st:
+                    v = val.get(nsid)
+                    if v:
+                        m |= v << shift
+                cur[sid] = m & full
+            val = cur
+            masks.append(val)
+        masks.reverse()
+        # As lists by tiles left out (few distinct tables: read once each).
+        levels = []
+        for level in masks:
+            out = {}
+            for sid, m in level.items():
+                v = read.get(m)
+                if v is None:
+                    v = read[m] = [lowest[(m >> sh) & row_bits] for sh in shifts]
+                out[sid] = v
+            levels.append(out)
+        need.append(levels)
+    return need

@@ -16,7 +16,7 @@ from referee.solver import best_move, compiled
 from referee.solver.inputs import tile_counts, tile_indices
 from referee.solver.options import NEG, group_joker_floor
 from referee.solver.programme import Programme
-from referee.solver.search0 import search0, search_jokers
+from referee.solver.search0 import need_tables, search0, search_jokers
 from referee.solver.state import CLOSED, GROW0, IDLE, LEAN_JG
 from referee.tiles import parse_tiles
 from referee.tools.bench import load_positions, random_positions
@@ -28,7 +28,7 @@ def _built():
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            loop, _jokers, _which = compiled._load()
+            loop, _jokers, _needs, _which = compiled._load()
     finally:
         if saved is not None:
             os.environ["RUMMIKUB_SOLVER_PURE"] = saved
@@ -110,15 +110,52 @@ def test_compiled_joker_loop_matches_the_twin_step_for_step(monkeypatch: pytest.
 
 
 @pytest.mark.skipif(_built() is None, reason="the compiled loop is not built here (no C compiler): the twin runs")
+def test_compiled_joker_needs_match_the_twin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The joker needs' tables alike, classic and XP (up to four jokers), each side computing
+    cells new to the shared tables in turn (the compiled side first every other time)."""
+    import referee.solver.bounds as bounds
+
+    fast = _built().need_tables
+    calls = []
+
+    def both(*args):
+        calls.append(1)
+        if len(calls) % 2:
+            theirs = fast(*args)
+            mine = need_tables(*args)
+        else:
+            mine = need_tables(*args)
+            theirs = fast(*args)
+        assert theirs == mine
+        return mine
+
+    monkeypatch.setattr(bounds, "NEED_TABLES", both)
+    for p in load_positions()[::3] + random_positions(3, 41):
+        best_move([parse_tiles(s) for s in p["table_melds"]], parse_tiles(p["rack"]), rules=RuleSet.classic())
+    xp = RuleSet.xp()
+    for table, rack in (
+        ("R1 R2 R3 | K5 B5 O5 | B9 B10 B11 B12", "J J J R4 K6 O9 O13"),
+        ("K1 K2 K3 K4 | O7 R7 B7", "J J J J B1 B2 R5 R6 O12"),
+        ("", "J J K3 K4 B3 B4 R11 R12 R13"),
+    ):
+        best_move(table, rack, rules=xp)
+    assert len(calls) >= 40
+
+
+@pytest.mark.skipif(_built() is None, reason="the compiled loop is not built here (no C compiler): the twin runs")
 def test_best_move_is_the_same_with_either_loop(monkeypatch: pytest.MonkeyPatch) -> None:
     import referee.solver.depth as depth
 
     rules = RuleSet.classic()
     positions = random_positions(3, 47)
     got = []
-    for loops in ((search0, search_jokers), (_built().search0, _built().search_jokers)):
+    import referee.solver.bounds as bounds
+
+    built = _built()
+    for loops in ((search0, search_jokers, need_tables), (built.search0, built.search_jokers, built.need_tables)):
         monkeypatch.setattr(depth, "SEARCH0", loops[0])
         monkeypatch.setattr(depth, "SEARCH_JOKERS", loops[1])
+        monkeypatch.setattr(bounds, "NEED_TABLES", loops[2])
         got.append([
             best_move([parse_tiles(s) for s in p["table_melds"]], parse_tiles(p["rack"]), rules=rules) for p in positions
         ])
@@ -131,13 +168,13 @@ def test_stale_builds_are_not_used(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     monkeypatch.delenv("RUMMIKUB_SOLVER_PURE", raising=False)
     built = _built()
     if built is None:
-        loop, _jokers, _which = compiled._load()
+        loop, _jokers, _needs, _which = compiled._load()
         assert loop is search0
     else:
         with monkeypatch.context() as m:
             m.setattr(compiled, "twin_digest", lambda: "0" * 64)
             with pytest.warns(RuntimeWarning, match="another version"):
-                loop, _jokers, which = compiled._load()
+                loop, _jokers, _needs, which = compiled._load()
             assert loop is search0 and "stale" in which
         newer = tmp_path / "_search0.c"
         newer.write_text("/* edited */\n")
@@ -146,12 +183,12 @@ def test_stale_builds_are_not_used(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
         with monkeypatch.context() as m:
             m.setattr(compiled, "C_SOURCE", newer)
             with pytest.warns(RuntimeWarning, match="older than"):
-                loop, _jokers, which = compiled._load()
+                loop, _jokers, _needs, which = compiled._load()
             assert loop is search0
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            loop, _jokers, which = compiled._load()
+            loop, _jokers, _needs, which = compiled._load()
         assert loop is built.search0 and which.startswith("compiled")
     monkeypatch.setenv("RUMMIKUB_SOLVER_PURE", "1")
-    loop, _jokers, which = compiled._load()
+    loop, _jokers, _needs, which = compiled._load()
     assert loop is search0 and "RUMMIKUB_SOLVER_PURE" in which
