@@ -276,8 +276,9 @@ def run(
 
 _PEER_PACKAGES = ("rummikub-solver", "cvxpy-base", "cvxpy", "scipy", "numpy", "highspy")
 """The peer and what its speed depends on (its modelling layer and solvers), and highspy (our
-exact tie-break), whose versions the report names: session 15 measured the peer's medians 30-60%
-above sessions 8 and 10's on a machine set up anew, versions then unrecorded (referee/SOLVER.md)."""
+exact tie-break), whose versions the report names: session 15 measured the peer's joker-free
+medians 10-65% above session 8's on a machine set up anew, versions then unrecorded
+(referee/SOLVER.md)."""
 
 
 def _versions() -> dict[str, str]:
