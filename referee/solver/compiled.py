@@ -14,7 +14,6 @@ environment variable ``RUMMIKUB_SOLVER_PURE=1`` runs the twin whatever is built.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import warnings
 from collections.abc import Callable
@@ -22,6 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from referee.solver.search0 import need_tables, search0, search_jokers
+
+try:  # (CPython's own SHA-256: hashlib's OpenSSL module takes 2-3 ms to import; 3.12 calls it _sha2)
+    from _sha256 import sha256  # type: ignore[import-not-found]
+except ImportError:
+    from hashlib import sha256
 
 _HERE = Path(__file__).resolve().parent
 
@@ -34,7 +38,7 @@ C_SOURCE = _HERE / "_search0.c"
 
 def twin_digest() -> str:
     """SHA-256 of the twin's source as it is now (bytes as stored, hex)."""
-    return hashlib.sha256(TWIN.read_bytes()).hexdigest()
+    return sha256(TWIN.read_bytes()).hexdigest()
 
 
 def _load() -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any], str]:
