@@ -37,7 +37,7 @@ typedef struct {
     int g;
     long long score;
     uint64_t nsid;
-    PyObject *detail; /* borrowed: held by the cell's (codes, base) */
+    PyObject *detail; /* borrowed: held by the cell's base list */
 } Opt;
 
 typedef struct {
@@ -1536,10 +1536,26 @@ static struct PyModuleDef module = {
     methods,
 };
 
+/* The constants of referee.solver.state and .options this file was written for, which
+ * referee/solver/compiled.py compares with theirs before using it. */
+static PyObject *constants(void) {
+    PyObject *keep = long_of_u128(KEEP_MASK), *vjs = keep ? long_of_u128(VJS_CLEAR) : NULL;
+    PyObject *d = vjs ? Py_BuildValue("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:O,s:O,s:((iii))}", "CB", CB, "G0_SHIFT",
+                                      G0_SHIFT, "P_SHIFT", P_SHIFT, "JS_SHIFT", JS_SHIFT, "PEND_SHIFT", PEND_SHIFT,
+                                      "MAXG_SHIFT", MAXG_SHIFT, "S_SHIFT", S_SHIFT, "NEED_INF", NEED_INF,
+                                      "GROUP_SCRATCH", NF, "KEEP_MASK", keep, "VJS_CLEAR", vjs, "IDLE_NEED", 0, 0, 0)
+                      : NULL;
+    Py_XDECREF(keep);
+    Py_XDECREF(vjs);
+    return d;
+}
+
 PyMODINIT_FUNC PyInit__search0(void) {
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
-    if (PyModule_AddStringConstant(m, "TWIN_SHA256", TWIN_SHA256) < 0) {
+    PyObject *c = constants();
+    if (!c || PyModule_AddStringConstant(m, "TWIN_SHA256", TWIN_SHA256) < 0 || PyModule_AddObject(m, "CONSTANTS", c) < 0) {
+        Py_XDECREF(c);
         Py_DECREF(m);
         return NULL;
     }

@@ -1,15 +1,18 @@
-"""Which depth-first search loops run: the compiled ones (``_search0``, C, built by ``pip install``
-where a C compiler is there) or their pure-Python twins in :mod:`referee.solver.search0`.
+"""Which depth-first search loops (and joker needs' passes) run: the compiled ones (``_search0``,
+C, built by ``pip install`` where a C compiler is there) or their pure-Python twins in
+:mod:`referee.solver.search0`.
 
-The extension is optional: without a compiler, or when it is missing, the twin runs and gives
+The extension is optional: without a compiler, or when it is missing, the twins run and give
 the same answers (the tests compare them). It is not used, with a warning, when it may not be
-what its sources say: built from a C file whose digest of the twin (``TWIN_SHA256``) is not the
-twin's as it is now (the twin was edited and the C file not, or not rebuilt), or older than its
-C file (the C file was edited and not rebuilt: run ``pip install -e .`` again). Setting the
-environment variable ``RUMMIKUB_SOLVER_PURE=1`` runs the twin whatever is built.
+what its sources say: built from a C file whose digest of the twins (``TWIN_SHA256``) is not
+``search0.py``'s as it is now (the twins were edited and the C file not, or not rebuilt),
+written for other constants than :mod:`.state`'s and :mod:`.options`' (``CONSTANTS``: key
+layout, score packing, joker needs), or older than its C file (the C file was edited and not
+rebuilt: run ``pip install -e .`` again). Setting the environment variable
+``RUMMIKUB_SOLVER_PURE=1`` runs the twins whatever is built.
 
-``WHICH`` says which loop runs and why; :func:`twin_digest` gives the digest to write into
-``_search0.c`` after changing the twin.
+``WHICH`` says which run and why; :func:`twin_digest` gives the digest to write into
+``_search0.c`` after changing the twins.
 """
 
 from __future__ import annotations
@@ -41,6 +44,19 @@ def twin_digest() -> str:
     return sha256(TWIN.read_bytes()).hexdigest()
 
 
+def constants() -> dict[str, Any]:
+    """The constants of :mod:`.state` and :mod:`.options` the compiled loops must agree with
+    (their key layout, score packing, joker needs), as the extension lists them."""
+    from referee.solver.options import IDLE_NEED, NEED_INF
+    from referee.solver.state import CB, G0_SHIFT, JS_SHIFT, KEEP_MASK, LEAN_JG, MAXG_SHIFT, P_SHIFT, PEND_SHIFT, S_SHIFT, VJS_CLEAR
+
+    return {
+        "CB": CB, "G0_SHIFT": G0_SHIFT, "P_SHIFT": P_SHIFT, "JS_SHIFT": JS_SHIFT, "PEND_SHIFT": PEND_SHIFT,
+        "MAXG_SHIFT": MAXG_SHIFT, "S_SHIFT": S_SHIFT, "NEED_INF": NEED_INF, "GROUP_SCRATCH": len(LEAN_JG),
+        "KEEP_MASK": KEEP_MASK, "VJS_CLEAR": VJS_CLEAR, "IDLE_NEED": IDLE_NEED,
+    }
+
+
 def _load() -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any], str]:
     """The functions to use (the joker-free loop, the loop with jokers, the joker needs' passes)
     and a line saying which and why."""
@@ -57,6 +73,12 @@ def _load() -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any],
             "loop (rebuild with `pip install -e .`)", RuntimeWarning, stacklevel=2,
         )
         return search0, search_jokers, need_tables, "pure Python (the compiled loop is stale: its twin's digest differs)"
+    if getattr(_search0, "CONSTANTS", None) != constants():
+        warnings.warn(
+            "referee.solver._search0 was written for other key layouts or constants than referee.solver.state's: "
+            "using the pure-Python loop (change _search0.c to match, then `pip install -e .`)", RuntimeWarning, stacklevel=2,
+        )
+        return search0, search_jokers, need_tables, "pure Python (the compiled loop's constants differ)"
     try:
         stale = C_SOURCE.stat().st_mtime > Path(_search0.__file__).stat().st_mtime
     except OSError:

@@ -163,8 +163,8 @@ def test_best_move_is_the_same_with_either_loop(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_stale_builds_are_not_used(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """A build for another twin, or older than its C source, falls back to the twin, saying so;
-    so does RUMMIKUB_SOLVER_PURE."""
+    """A build for another twin, for other constants, or older than its C source, falls back to
+    the twin, saying so; so does RUMMIKUB_SOLVER_PURE."""
     monkeypatch.delenv("RUMMIKUB_SOLVER_PURE", raising=False)
     built = _built()
     if built is None:
@@ -176,6 +176,12 @@ def test_stale_builds_are_not_used(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
             with pytest.warns(RuntimeWarning, match="another version"):
                 loop, _jokers, _needs, which = compiled._load()
             assert loop is search0 and "stale" in which
+        with monkeypatch.context() as m:
+            other = {**compiled.constants(), "P_SHIFT": 23}
+            m.setattr(compiled, "constants", lambda: other)
+            with pytest.warns(RuntimeWarning, match="constants"):
+                loop, _jokers, _needs, which = compiled._load()
+            assert loop is search0 and "constants" in which
         newer = tmp_path / "_search0.c"
         newer.write_text("/* edited */\n")
         so_time = os.stat(built.__file__).st_mtime
