@@ -144,6 +144,12 @@ class DetectorSettings:
     within 52, 1,112 of 2,553 places within 60). 0: read every place."""
     line_rounds: int = 2
     """How many times the look along the lines is repeated (a tile found extends its line)."""
+    wider_below: float = 0.0
+    """A tile whose most probable number (or joker) has less than this probability is read again
+    from a window ``wider_scale`` times as wide, and the two readings are averaged: more of the
+    tile's face and edge around a numeral the reader is unsure of. 0: off."""
+    wider_scale: float = 1.1
+    """How much wider the second window is."""
     ocr_below: float = 0.0
     """A tile whose most probable number has less than this probability gets a second opinion
     from the general text recogniser (``vision.ocr``, the ``ocr`` extra), when it is installed.
@@ -383,6 +389,8 @@ class TileModel:
         if n == 0:
             return np.zeros((0, N_CODES), np.float32), np.zeros(0, np.float32), np.zeros((0, 2), np.float32)
         number, colour, up, features = self.read_crops(self.crops(image_bgr, boxes_xyxy))
+        if self.settings.wider_below > 0:
+            number, colour = self._read_wider(image_bgr, boxes_xyxy, number, colour)
         if self.crop_stretch_at > 1.0:
             from vision.crops import up_to_image
 
@@ -398,6 +406,23 @@ class TileModel:
                                    "use the reader shipped with the profile support (models/tile_reader.onnx)")
             probs = profile.apply(probs, features)
         return probs, number[:, 14].astype(np.float32), up.astype(np.float32)
+
+    def _read_wider(self, image_bgr: np.ndarray, boxes: np.ndarray, number: np.ndarray,
+                    colour: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Number and colour probabilities with the doubtful tiles' (``wider_below``) averaged with
+        a second reading of a window ``wider_scale`` times as wide around them."""
+        numbered = number[:, :14].sum(axis=1)
+        top = number[:, :14].max(axis=1) / np.clip(numbered, 1e-9, None)
+        doubtful = np.flatnonzero((top < self.settings.wider_below) & (number[:, 14] < 0.5))
+        if len(doubtful) == 0:
+            return number, colour
+        b = np.asarray(boxes, np.float32)[doubtful]
+        centre, half = (b[:, :2] + b[:, 2:]) / 2, (b[:, 2:] - b[:, :2]) / 2 * self.settings.wider_scale
+        wide_number, wide_colour, _up, _features = self.read_crops(self.crops(image_bgr, np.concatenate([centre - half, centre + half], axis=1)))
+        number, colour = number.copy(), colour.copy()
+        number[doubtful] = (number[doubtful] + wide_number) / 2
+        colour[doubtful] = (colour[doubtful] + wide_colour) / 2
+        return number, colour
 
     def _second_opinion(self, image_bgr: np.ndarray, boxes: np.ndarray, number: np.ndarray, up: np.ndarray) -> np.ndarray:
         """Number probabilities with the text recogniser's opinion multiplied in, for doubtful tiles."""

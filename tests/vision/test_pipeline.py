@@ -408,3 +408,27 @@ def test_a_tile_the_detector_missed_is_found_along_its_line() -> None:
     assert len(pairs) == 2
     for b, g in pairs:
         assert again.probs[len(kept) + b].argmax() == det.probs[gone[g]].argmax()
+
+
+def test_doubtful_tiles_are_read_again_from_a_wider_window() -> None:
+    """``wider_below``: only tiles whose number the reader is unsure of are read a second time, from
+    a window ``wider_scale`` times as wide, and their probabilities are the two readings' mean; a
+    sure tile's reading is left exactly as it was."""
+    from vision.detect import DetectorSettings, TileModel
+
+    _photo, canvas, _far = _close_up_with_far_tiles()  # far tiles: some readings are unsure
+    plain = TileModel(settings=DetectorSettings(wider_below=0))
+    boxes, _scores = plain.find_boxes(canvas)
+    number, colour, _up, _f = plain.read_crops(plain.crops(canvas, boxes))
+    top = number[:, :14].max(axis=1) / number[:, :14].sum(axis=1)
+    doubtful = (top < 0.9) & (number[:, 14] < 0.5)
+    assert 0 < doubtful.sum() < len(boxes)
+    wider = TileModel(settings=DetectorSettings(wider_below=0.9))
+    batches: list[int] = []
+    read_crops = wider.read_crops
+    wider.read_crops = lambda crops: batches.append(len(crops)) or read_crops(crops)
+    probs_plain, _n, _u = plain.read_boxes(canvas, boxes)
+    probs_wider, _n, _u = wider.read_boxes(canvas, boxes)
+    assert batches == [len(boxes), int(doubtful.sum())]
+    assert np.allclose(probs_plain[~doubtful], probs_wider[~doubtful])
+    assert not np.allclose(probs_plain[doubtful], probs_wider[doubtful])
