@@ -37,44 +37,28 @@ typedef struct {
     int g;
     long long score;
     uint64_t nsid;
-    PyObject *detail; /* borrowed: held by the cell's base list */
+    PyObject *detail; /* borrowed: held by the cell's list */
 } Opt;
 
+/* A cell of either loop with its options in search order, asked of Python once per cell and run
+ * state (and jokers left). */
 typedef struct {
-    uint64_t key; /* ((n * 4 + c) << CB | sid) + 1; 0: empty */
-    PyObject *base; /* options(c, n, sid, 0), owned */
-    Opt *opts;
+    uint64_t key; /* ((n * 4 + c) << CB | sid) + 1, with jokers (((n * 4 + c) << CB | sid) << 4 | jrem) + 1; 0: empty */
+    PyObject *list; /* the options as Python gave them, owned (the details are borrowed from it) */
+    void *opts; /* Opt (search0) or OptJ (search_jokers) */
     Py_ssize_t count;
 } Cell;
 
 typedef struct {
-    uint64_t *keys; /* 0: empty */
-    long long *vals;
+    Cell *slots; /* open addressing, at most half full */
     size_t cap, used;
-} Table;
+} Cells;
 
 /* LEAN_JG and GROW0 (module constants of referee.solver.state, never changed) as C arrays,
  * read once: converting them was most of a call's fixed cost. Read again if other lists come. */
 static PyObject *known_lean_jg, *known_grow0;
 static int lean_jg_c[NF];
 static uint64_t grow0_c[NF][5];
-
-typedef struct {
-    unsigned char idle[4][15];
-    const int *lean_jg;
-    const uint64_t (*grow0)[5];
-    PyObject *closed; /* the live list: run states may be registered during the search */
-    PyObject *options, *hb, *group_floor, *rest_avail, *idle_detail;
-    Table dead;
-    Cell *cells;
-    size_t ccap, cused;
-    Table floors; /* (f << 6 | n << 2 | c) + 1 -> the five floors, a byte each */
-    long long limit, stop, left_steps;
-    PyObject *details[13][4]; /* borrowed */
-    PyObject *found_details[13][4];
-    long long found_sc;
-    int has_found;
-} Ctx;
 
 static inline uint64_t mix(uint64_t k) {
     k ^= k >> 33;
@@ -83,58 +67,158 @@ static inline uint64_t mix(uint64_t k) {
     return k;
 }
 
-static int table_init(Table *t, size_t cap) {
-    t->keys = calloc(cap, sizeof(uint64_t));
-    t->vals = malloc(cap * sizeof(long long));
+static inline size_t slot64(uint64_t k, size_t mask) {
+    return (size_t)mix(k) & mask;
+}
+
+/* An open-addressing table, at most half full, from keys of type K (never 0: 0 marks an empty
+ * slot) to long long values, SLOT(key, mask) its first slot: P_init, P_free, P_get (the value,
+ * -1 when none is kept, as dict.get(key, -1)) and P_set (0, or -1 with MemoryError set). Where
+ * DIRTY, a byte per entry ORed with each P_set's ``dirty`` (the loop with jokers marks the dead
+ * ends it finds, to write them back); elsewhere ``dirty`` is ignored. The dead ends of both
+ * loops and the group floors are such tables. */
+#define DEFINE_TABLE(T, P, K, SLOT, DIRTY)                                                       \
+    typedef struct {                                                                             \
+        K *keys;                                                                                 \
+        long long *vals;                                                                         \
+        unsigned char *dirty; /* NULL unless DIRTY */                                            \
+        size_t cap, used;                                                                        \
+    } T;                                                                                         \
+                                                                                                 \
+    static int P##_init(T *t, size_t cap) {                                                      \
+        t->keys = calloc(cap, sizeof(K));                                                        \
+        t->vals = malloc(cap * sizeof(long long));                                               \
+        t->dirty = (DIRTY) ? calloc(cap, 1) : NULL;                                              \
+        t->cap = cap;                                                                            \
+        t->used = 0;                                                                             \
+        return t->keys && t->vals && (t->dirty || !(DIRTY)) ? 0 : -1;                            \
+    }                                                                                            \
+                                                                                                 \
+    static void P##_free(T *t) {                                                                 \
+        free(t->keys);                                                                           \
+        free(t->vals);                                                                           \
+        free(t->dirty);                                                                          \
+    }                                                                                            \
+                                                                                                 \
+    static inline long long P##_get(const T *t, K key) {                                         \
+        size_t mask = t->cap - 1, i = SLOT(key, mask);                                           \
+        for (;;) {                                                                               \
+            K k = t->keys[i];                                                                    \
+            if (k == key) return t->vals[i];                                                     \
+            if (k == 0) return -1;                                                               \
+            i = (i + 1) & mask;                                                                  \
+        }                                                                                        \
+    }                                                                                            \
+                                                                                                 \
+    static int P##_set(T *t, K key, long long val, unsigned char dirty) {                        \
+        if (2 * (t->used + 1) > t->cap) {                                                        \
+            T bigger;                                                                            \
+            if (P##_init(&bigger, t->cap * 2) < 0) {                                             \
+                P##_free(&bigger);                                                               \
+                PyErr_NoMemory();                                                                \
+                return -1;                                                                       \
+            }                                                                                    \
+            for (size_t j = 0; j < t->cap; j++) {                                                \
+                if (t->keys[j]) {                                                                \
+                    size_t m = bigger.cap - 1, i = SLOT(t->keys[j], m);                          \
+                    while (bigger.keys[i]) i = (i + 1) & m;                                      \
+                    bigger.keys[i] = t->keys[j];                                                 \
+                    bigger.vals[i] = t->vals[j];                                                 \
+                    if (DIRTY) bigger.dirty[i] = t->dirty[j];                                    \
+                    bigger.used++;                                                               \
+                }                                                                                \
+            }                                                                                    \
+            P##_free(t);                                                                         \
+            *t = bigger;                                                                         \
+        }                                                                                        \
+        size_t mask = t->cap - 1, i = SLOT(key, mask);                                           \
+        for (;;) {                                                                               \
+            K k = t->keys[i];                                                                    \
+            if (k == key || k == 0) {                                                            \
+                if (k == 0) {                                                                    \
+                    t->keys[i] = key;                                                            \
+                    t->used++;                                                                   \
+                }                                                                                \
+                t->vals[i] = val;                                                                \
+                if (DIRTY) t->dirty[i] |= dirty;                                                 \
+                return 0;                                                                        \
+            }                                                                                    \
+            i = (i + 1) & mask;                                                                  \
+        }                                                                                        \
+    }
+
+/* The joker-free loop's dead ends (the slack each was left with) and both loops' group floors. */
+DEFINE_TABLE(Table, table, uint64_t, slot64, 0)
+
+static int cells_init(Cells *t, size_t cap) {
+    t->slots = calloc(cap, sizeof(Cell));
     t->cap = cap;
     t->used = 0;
-    return t->keys && t->vals ? 0 : -1;
+    return t->slots ? 0 : -1;
 }
 
-/* The slack a dead end was left with, -1 when none is kept (as dict.get(node, -1)). */
-static inline long long dead_get(const Table *t, uint64_t key) {
-    size_t mask = t->cap - 1, i = (size_t)mix(key) & mask;
-    for (;;) {
-        uint64_t k = t->keys[i];
-        if (k == key) return t->vals[i];
-        if (k == 0) return -1;
-        i = (i + 1) & mask;
-    }
-}
-
-static int dead_set(Table *t, uint64_t key, long long val) {
-    if (2 * (t->used + 1) > t->cap) {
-        Table bigger;
-        if (table_init(&bigger, t->cap * 2) < 0) return -1;
+static void cells_free(Cells *t) {
+    if (t->slots) {
         for (size_t j = 0; j < t->cap; j++) {
-            if (t->keys[j]) {
-                size_t m = bigger.cap - 1, i = (size_t)mix(t->keys[j]) & m;
-                while (bigger.keys[i]) i = (i + 1) & m;
-                bigger.keys[i] = t->keys[j];
-                bigger.vals[i] = t->vals[j];
-                bigger.used++;
+            if (t->slots[j].key) {
+                Py_XDECREF(t->slots[j].list);
+                free(t->slots[j].opts);
             }
         }
-        free(t->keys);
-        free(t->vals);
-        *t = bigger;
     }
-    size_t mask = t->cap - 1, i = (size_t)mix(key) & mask;
-    for (;;) {
-        uint64_t k = t->keys[i];
-        if (k == key) {
-            t->vals[i] = val;
-            return 0;
+    free(t->slots);
+}
+
+/* The cell of ``key``: *fresh 0 when it is known, 1 when it is new (its key set, the rest zero,
+ * for the caller to fill); NULL with MemoryError. */
+static inline Cell *cells_slot(Cells *t, uint64_t key, int *fresh) {
+    if (2 * (t->used + 1) > t->cap) {
+        size_t cap = t->cap * 2;
+        Cell *bigger = calloc(cap, sizeof(Cell));
+        if (!bigger) {
+            PyErr_NoMemory();
+            return NULL;
         }
-        if (k == 0) {
-            t->keys[i] = key;
-            t->vals[i] = val;
-            t->used++;
-            return 0;
+        for (size_t j = 0; j < t->cap; j++) {
+            if (t->slots[j].key) {
+                size_t i = slot64(t->slots[j].key, cap - 1);
+                while (bigger[i].key) i = (i + 1) & (cap - 1);
+                bigger[i] = t->slots[j];
+            }
+        }
+        free(t->slots);
+        t->slots = bigger;
+        t->cap = cap;
+    }
+    size_t mask = t->cap - 1, i = slot64(key, mask);
+    while (t->slots[i].key) {
+        if (t->slots[i].key == key) {
+            *fresh = 0;
+            return &t->slots[i];
         }
         i = (i + 1) & mask;
     }
+    t->slots[i].key = key;
+    t->used++;
+    *fresh = 1;
+    return &t->slots[i];
 }
+
+typedef struct {
+    unsigned char idle[4][15];
+    const int *lean_jg;
+    const uint64_t (*grow0)[5];
+    PyObject *closed; /* the live list: run states may be registered during the search */
+    PyObject *options, *hb, *group_floor, *rest_avail, *idle_detail;
+    Table dead;
+    Cells cells;
+    Table floors; /* (f << 6 | n << 2 | c) + 1 -> the five floors, a byte each */
+    long long limit, stop, left_steps;
+    PyObject *details[13][4]; /* borrowed */
+    PyObject *found_details[13][4];
+    long long found_sc;
+    int has_found;
+} Ctx;
 
 static int by_code(const void *a, const void *b) {
     uint64_t x = ((const Opt *)a)->code, y = ((const Opt *)b)->code;
@@ -159,7 +243,7 @@ static int bound_of(PyObject *dict, PyObject *sid, long long *h) {
 static int fill_cell(Ctx *x, Cell *cell, int n, int c, uint64_t sid) {
     PyObject *base = PyObject_CallFunction(x->options, "iiKi", c, n, (unsigned long long)sid, 0);
     if (!base) return -1;
-    cell->base = base;
+    cell->list = base;
     if (!PyList_Check(base)) {
         PyErr_SetString(PyExc_TypeError, "options must return a list");
         return -1;
@@ -175,8 +259,9 @@ static int fill_cell(Ctx *x, Cell *cell, int n, int c, uint64_t sid) {
         return -1;
     }
     Py_ssize_t size = PyList_GET_SIZE(base), count = 0;
-    cell->opts = malloc((size ? size : 1) * sizeof(Opt));
-    if (!cell->opts) {
+    Opt *opts = malloc((size ? size : 1) * sizeof(Opt));
+    cell->opts = opts;
+    if (!opts) {
         PyErr_NoMemory();
         return -1;
     }
@@ -196,7 +281,7 @@ static int fill_cell(Ctx *x, Cell *cell, int n, int c, uint64_t sid) {
             long long h1;
             if (bound_of(after, PyTuple_GET_ITEM(o, 0), &h1) < 0) return -1;
             if (h1 < 0) continue;
-            Opt *opt = &cell->opts[count];
+            Opt *opt = &opts[count];
             opt->nsid = (uint64_t)PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(o, 0));
             opt->g = (int)PyLong_AsLong(PyTuple_GET_ITEM(o, 1));
             opt->score = PyLong_AsLongLong(PyTuple_GET_ITEM(o, 3));
@@ -215,41 +300,17 @@ static int fill_cell(Ctx *x, Cell *cell, int n, int c, uint64_t sid) {
             opt->code = ((((uint64_t)(miss + 64)) << 30 | (uint64_t)(SCORE_TOP - opt->score)) << 12) | (uint64_t)i;
             count++;
         }
-        qsort(cell->opts, (size_t)count, sizeof(Opt), by_code);
+        qsort(opts, (size_t)count, sizeof(Opt), by_code);
     }
     cell->count = count;
     return 0;
 }
 
+/* The cell (n, c) at run state sid, its options filled when it is new. */
 static Cell *get_cell(Ctx *x, int n, int c, uint64_t sid) {
-    uint64_t key = (((uint64_t)(n * 4 + c) << CB) | sid) + 1;
-    if (2 * (x->cused + 1) > x->ccap) {
-        size_t cap = x->ccap * 2;
-        Cell *bigger = calloc(cap, sizeof(Cell));
-        if (!bigger) {
-            PyErr_NoMemory();
-            return NULL;
-        }
-        for (size_t j = 0; j < x->ccap; j++) {
-            if (x->cells[j].key) {
-                size_t i = (size_t)mix(x->cells[j].key) & (cap - 1);
-                while (bigger[i].key) i = (i + 1) & (cap - 1);
-                bigger[i] = x->cells[j];
-            }
-        }
-        free(x->cells);
-        x->cells = bigger;
-        x->ccap = cap;
-    }
-    size_t mask = x->ccap - 1, i = (size_t)mix(key) & mask;
-    while (x->cells[i].key) {
-        if (x->cells[i].key == key) return &x->cells[i];
-        i = (i + 1) & mask;
-    }
-    Cell *cell = &x->cells[i];
-    cell->key = key;
-    x->cused++;
-    if (fill_cell(x, cell, n, c, sid) < 0) return NULL;
+    int fresh;
+    Cell *cell = cells_slot(&x->cells, (((uint64_t)(n * 4 + c) << CB) | sid) + 1, &fresh);
+    if (cell && fresh && fill_cell(x, cell, n, c, sid) < 0) return NULL;
     return cell;
 }
 
@@ -257,7 +318,7 @@ static Cell *get_cell(Ctx *x, int n, int c, uint64_t sid) {
 static int get_floor(Table *floors, PyObject *group_floor, PyObject *rest_avail, uint64_t f, int n, int c,
                      long long *packed) {
     uint64_t fk = ((f << 6) | ((uint64_t)n << 2) | (uint64_t)c) + 1;
-    long long got = dead_get(floors, fk);
+    long long got = table_get(floors, fk);
     if (got >= 0) {
         *packed = got;
         return 0;
@@ -283,21 +344,21 @@ static int get_floor(Table *floors, PyObject *group_floor, PyObject *rest_avail,
     }
     Py_DECREF(fl);
     if (PyErr_Occurred()) return -1;
-    if (dead_set(floors, fk, v) < 0) {
-        PyErr_NoMemory();
-        return -1;
-    }
+    if (table_set(floors, fk, v, 0) < 0) return -1;
     *packed = v;
     return 0;
 }
 
-static inline int is_closed(const Ctx *x, uint64_t sid) {
-    return (Py_ssize_t)sid < PyList_GET_SIZE(x->closed) && PyList_GET_ITEM(x->closed, (Py_ssize_t)sid) == Py_True;
+/* Whether run state sid may end (closed: the live list, run states may be registered during a
+ * search). */
+static inline int is_closed(PyObject *closed, uint64_t sid) {
+    return (Py_ssize_t)sid < PyList_GET_SIZE(closed) && PyList_GET_ITEM(closed, (Py_ssize_t)sid) == Py_True;
 }
 
-static inline int all_closed(const Ctx *x, uint64_t nk) {
-    return is_closed(x, nk & CM) && is_closed(x, (nk >> CB) & CM) && is_closed(x, (nk >> 2 * CB) & CM) &&
-           is_closed(x, (nk >> 3 * CB) & CM);
+/* Whether the four colours' run states (bits 0-39 of a key, either loop's) may all end. */
+static inline int all_closed(PyObject *closed, uint64_t colours) {
+    return is_closed(closed, colours & CM) && is_closed(closed, (colours >> CB) & CM) &&
+           is_closed(closed, (colours >> 2 * CB) & CM) && is_closed(closed, (colours >> 3 * CB) & CM);
 }
 
 static void keep_found(Ctx *x, long long sc) {
@@ -315,16 +376,16 @@ static int rec0(Ctx *x, int n, int c, uint64_t key, long long spent, long long s
         if (x->lean_jg[key >> G0_SHIFT]) return DONE;
         uint64_t nk = key & COLOURS_MASK;
         if (n == 13) {
-            if (!all_closed(x, nk)) return DONE;
+            if (!all_closed(x->closed, nk)) return DONE;
             keep_found(x, sc);
             x->limit = spent - 1;
             return spent <= x->stop ? FOUND : DONE;
         }
         uint64_t node = nk | ((uint64_t)(n + 1) << CELL0);
-        if (dead_get(&x->dead, node) >= x->limit - spent) return DONE;
+        if (table_get(&x->dead, node) >= x->limit - spent) return DONE;
         int r = rec0(x, n + 1, 0, nk, spent, sc);
         if (r) return r;
-        return dead_set(&x->dead, node, x->limit - spent) < 0 ? (PyErr_NoMemory(), ERROR) : DONE;
+        return table_set(&x->dead, node, x->limit - spent, 0) < 0 ? ERROR : DONE;
     }
     int sh = CB * c;
     uint64_t sid = (key >> sh) & CM;
@@ -336,7 +397,7 @@ static int rec0(Ctx *x, int n, int c, uint64_t key, long long spent, long long s
     uint64_t basek = key & ~(CM << sh) & COLOURS_MASK;
     const uint64_t *row = x->grow0[f];
     PyObject **here = x->details[n - 1];
-    const Opt *opt = cell->opts, *end = cell->opts + cell->count;
+    const Opt *opt = cell->opts, *end = opt + cell->count;
     if (c < 3) {
         uint64_t cellbits = (uint64_t)((n << 3) | (c + 1)) << CELL0;
         long long room = x->limit - spent;
@@ -347,15 +408,12 @@ static int rec0(Ctx *x, int n, int c, uint64_t key, long long spent, long long s
             if (--x->left_steps < 0) return OUT_OF_BUDGET;
             uint64_t nk = basek | (opt->nsid << sh) | row[opt->g];
             uint64_t node = nk | cellbits;
-            if (dead_get(&x->dead, node) >= room - miss) continue;
+            if (table_get(&x->dead, node) >= room - miss) continue;
             here[c] = opt->detail;
             int r = rec0(x, n, c + 1, nk, spent + miss, sc + opt->score);
             if (r) return r;
             room = x->limit - spent;
-            if (dead_set(&x->dead, node, room - miss) < 0) {
-                PyErr_NoMemory();
-                return ERROR;
-            }
+            if (table_set(&x->dead, node, room - miss, 0) < 0) return ERROR;
         }
         return DONE;
     }
@@ -374,7 +432,7 @@ static int rec0(Ctx *x, int n, int c, uint64_t key, long long spent, long long s
         nk &= COLOURS_MASK;
         long long spent2 = spent + miss;
         if (n == 13) {
-            if (all_closed(x, nk)) {
+            if (all_closed(x->closed, nk)) {
                 keep_found(x, sc + opt->score);
                 x->limit = spent2 - 1;
                 room = x->limit - spent;
@@ -383,33 +441,20 @@ static int rec0(Ctx *x, int n, int c, uint64_t key, long long spent, long long s
             continue;
         }
         uint64_t closing = nk | nxt;
-        if (dead_get(&x->dead, closing) < room - miss) {
+        if (table_get(&x->dead, closing) < room - miss) {
             int r = rec0(x, n + 1, 0, nk, spent2, sc + opt->score);
             if (r) return r;
             room = x->limit - spent;
-            if (dead_set(&x->dead, closing, room - miss) < 0) {
-                PyErr_NoMemory();
-                return ERROR;
-            }
+            if (table_set(&x->dead, closing, room - miss, 0) < 0) return ERROR;
         }
     }
     return DONE;
 }
 
 static void ctx_free(Ctx *x) {
-    if (x->cells) {
-        for (size_t j = 0; j < x->ccap; j++) {
-            if (x->cells[j].key) {
-                Py_XDECREF(x->cells[j].base);
-                free(x->cells[j].opts);
-            }
-        }
-        free(x->cells);
-    }
-    free(x->dead.keys);
-    free(x->dead.vals);
-    free(x->floors.keys);
-    free(x->floors.vals);
+    cells_free(&x->cells);
+    table_free(&x->dead);
+    table_free(&x->floors);
     PyMem_Free(x);
 }
 
@@ -419,6 +464,39 @@ static int read_ints(PyObject *seq, Py_ssize_t want, const char *what) {
         return -1;
     }
     return 0;
+}
+
+/* Both loops' arguments: idle[c][n] (4 lists of 15), as bytes. */
+static int read_idle(unsigned char out[4][15], PyObject *idle) {
+    for (int c = 0; c < 4; c++) {
+        PyObject *row = PyList_GET_ITEM(idle, c);
+        if (read_ints(row, 15, "idle[c]") < 0) return -1;
+        for (int n = 0; n < 15; n++) {
+            int v = PyObject_IsTrue(PyList_GET_ITEM(row, n));
+            if (v < 0) return -1;
+            out[c][n] = (unsigned char)v;
+        }
+    }
+    return 0;
+}
+
+/* Both loops' answers: the plan found, 13 lists (by number) of the 4 colours' details. */
+static PyObject *details_list(PyObject *found[13][4]) {
+    PyObject *rows = PyList_New(13);
+    if (!rows) return NULL;
+    for (int n = 0; n < 13; n++) {
+        PyObject *row = PyList_New(4);
+        if (!row) {
+            Py_DECREF(rows);
+            return NULL;
+        }
+        for (int c = 0; c < 4; c++) {
+            Py_INCREF(found[n][c]);
+            PyList_SET_ITEM(row, c, found[n][c]);
+        }
+        PyList_SET_ITEM(rows, n, row);
+    }
+    return rows;
 }
 
 static PyObject *search0(PyObject *self, PyObject *args) {
@@ -442,15 +520,7 @@ static PyObject *search0(PyObject *self, PyObject *args) {
     x->stop = stop;
     x->left_steps = budget;
     PyObject *result = NULL;
-    for (int c = 0; c < 4; c++) {
-        PyObject *row = PyList_GET_ITEM(idle, c);
-        if (read_ints(row, 15, "idle[c]") < 0) goto done;
-        for (int n = 0; n < 15; n++) {
-            int v = PyObject_IsTrue(PyList_GET_ITEM(row, n));
-            if (v < 0) goto done;
-            x->idle[c][n] = (unsigned char)v;
-        }
-    }
+    if (read_idle(x->idle, idle) < 0) goto done;
     if (lean_jg != known_lean_jg || grow0 != known_grow0) {
         Py_CLEAR(known_lean_jg);
         Py_CLEAR(known_grow0);
@@ -472,13 +542,7 @@ static PyObject *search0(PyObject *self, PyObject *args) {
     x->closed = closed;
     for (int n = 0; n < 13; n++)
         for (int c = 0; c < 4; c++) x->details[n][c] = idle_detail;
-    if (table_init(&x->dead, 1024) < 0 || table_init(&x->floors, 64) < 0) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    x->ccap = 256;
-    x->cells = calloc(x->ccap, sizeof(Cell));
-    if (!x->cells) {
+    if (table_init(&x->dead, 1024) < 0 || table_init(&x->floors, 64) < 0 || cells_init(&x->cells, 256) < 0) {
         PyErr_NoMemory();
         goto done;
     }
@@ -489,20 +553,8 @@ static PyObject *search0(PyObject *self, PyObject *args) {
         result = Py_BuildValue("iLiO", how, x->left_steps, 0, Py_None);
         goto done;
     }
-    PyObject *rows = PyList_New(13);
+    PyObject *rows = details_list(x->found_details);
     if (!rows) goto done;
-    for (int n = 0; n < 13; n++) {
-        PyObject *row = PyList_New(4);
-        if (!row) {
-            Py_DECREF(rows);
-            goto done;
-        }
-        for (int c = 0; c < 4; c++) {
-            Py_INCREF(x->found_details[n][c]);
-            PyList_SET_ITEM(row, c, x->found_details[n][c]);
-        }
-        PyList_SET_ITEM(rows, n, row);
-    }
     result = Py_BuildValue("iLLN", how, x->left_steps, x->found_sc, rows);
 done:
     ctx_free(x);
@@ -554,78 +606,13 @@ static PyObject *long_of_u128(u128 x) {
 #endif
 }
 
-typedef struct {
-    u128 *keys; /* 0: empty (node keys hold their cell, never 0) */
-    long long *vals;
-    unsigned char *dirty; /* set in this call: written back to the programme's dict */
-    size_t cap, used;
-} Table128;
-
 static inline size_t slot128(u128 k, size_t mask) {
     return (size_t)mix((uint64_t)k ^ mix((uint64_t)(k >> 64))) & mask;
 }
 
-static int t128_init(Table128 *t, size_t cap) {
-    t->keys = calloc(cap, sizeof(u128));
-    t->vals = malloc(cap * sizeof(long long));
-    t->dirty = calloc(cap, 1);
-    t->cap = cap;
-    t->used = 0;
-    return t->keys && t->vals && t->dirty ? 0 : -1;
-}
-
-static void t128_free(Table128 *t) {
-    free(t->keys);
-    free(t->vals);
-    free(t->dirty);
-}
-
-static inline long long t128_get(const Table128 *t, u128 key) {
-    size_t mask = t->cap - 1, i = slot128(key, mask);
-    for (;;) {
-        u128 k = t->keys[i];
-        if (k == key) return t->vals[i];
-        if (k == 0) return -1;
-        i = (i + 1) & mask;
-    }
-}
-
-static int t128_set(Table128 *t, u128 key, long long val, unsigned char dirty) {
-    if (2 * (t->used + 1) > t->cap) {
-        Table128 bigger;
-        if (t128_init(&bigger, t->cap * 2) < 0) {
-            t128_free(&bigger);
-            PyErr_NoMemory();
-            return -1;
-        }
-        for (size_t j = 0; j < t->cap; j++) {
-            if (t->keys[j]) {
-                size_t m = bigger.cap - 1, i = slot128(t->keys[j], m);
-                while (bigger.keys[i]) i = (i + 1) & m;
-                bigger.keys[i] = t->keys[j];
-                bigger.vals[i] = t->vals[j];
-                bigger.dirty[i] = t->dirty[j];
-                bigger.used++;
-            }
-        }
-        t128_free(t);
-        *t = bigger;
-    }
-    size_t mask = t->cap - 1, i = slot128(key, mask);
-    for (;;) {
-        u128 k = t->keys[i];
-        if (k == key || k == 0) {
-            if (k == 0) {
-                t->keys[i] = key;
-                t->used++;
-            }
-            t->vals[i] = val;
-            t->dirty[i] |= dirty;
-            return 0;
-        }
-        i = (i + 1) & mask;
-    }
-}
+/* The loop with jokers' dead ends (node keys hold their cell, never 0); dirty: set in this
+ * call, written back to the programme's dict. */
+DEFINE_TABLE(Table128, t128, u128, slot128, 1)
 
 typedef struct {
     int miss;
@@ -635,13 +622,6 @@ typedef struct {
     uint64_t nsid;
     PyObject *detail; /* borrowed: held by the cell's list */
 } OptJ;
-
-typedef struct {
-    uint64_t key; /* ((n * 4 + c) << CB | sid) << 4 | jrem, + 1; 0: empty */
-    PyObject *list; /* owned */
-    OptJ *opts;
-    Py_ssize_t count;
-} CellJ;
 
 static PyObject *known_grow;
 static u128 grow_c[NF][5];
@@ -653,8 +633,7 @@ typedef struct {
     long long jcap;
     Table128 dead;
     Table floors;
-    CellJ *cells;
-    size_t ccap, cused;
+    Cells cells;
     long long limit, stop, left_steps;
     PyObject *details[13][4];
     PyObject *found_details[13][4];
@@ -665,7 +644,7 @@ typedef struct {
 
 /* A cell's options in the search order: found in shared by the cell id, else in cache, else
  * from options(c, n, sid, jrem); each (miss, neg, nsid, g, jrun, detail). */
-static int fill_cell_j(CtxJ *x, CellJ *cell, int n, int c, uint64_t sid, long long jrem) {
+static int fill_cell_j(CtxJ *x, Cell *cell, int n, int c, uint64_t sid, long long jrem) {
     PyObject *list = NULL;
     PyObject *row = PyList_GET_ITEM(x->cids, c);
     if (!PyList_Check(row) || PyList_GET_SIZE(row) <= n) {
@@ -700,8 +679,9 @@ static int fill_cell_j(CtxJ *x, CellJ *cell, int n, int c, uint64_t sid, long lo
         return -1;
     }
     Py_ssize_t count = PyList_GET_SIZE(list);
-    cell->opts = malloc((count ? count : 1) * sizeof(OptJ));
-    if (!cell->opts) {
+    OptJ *opts = malloc((count ? count : 1) * sizeof(OptJ));
+    cell->opts = opts;
+    if (!opts) {
         PyErr_NoMemory();
         return -1;
     }
@@ -711,7 +691,7 @@ static int fill_cell_j(CtxJ *x, CellJ *cell, int n, int c, uint64_t sid, long lo
             PyErr_SetString(PyExc_TypeError, "an option must be a 6-tuple");
             return -1;
         }
-        OptJ *opt = &cell->opts[i];
+        OptJ *opt = &opts[i];
         long long miss = PyLong_AsLongLong(PyTuple_GET_ITEM(o, 0));
         opt->score = -PyLong_AsLongLong(PyTuple_GET_ITEM(o, 1));
         opt->nsid = (uint64_t)PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(o, 2));
@@ -729,35 +709,11 @@ static int fill_cell_j(CtxJ *x, CellJ *cell, int n, int c, uint64_t sid, long lo
     return 0;
 }
 
-static CellJ *get_cell_j(CtxJ *x, int n, int c, uint64_t sid, long long jrem) {
-    uint64_t key = (((((uint64_t)(n * 4 + c) << CB) | sid) << 4) | (uint64_t)jrem) + 1;
-    if (2 * (x->cused + 1) > x->ccap) {
-        size_t cap = x->ccap * 2;
-        CellJ *bigger = calloc(cap, sizeof(CellJ));
-        if (!bigger) {
-            PyErr_NoMemory();
-            return NULL;
-        }
-        for (size_t j = 0; j < x->ccap; j++) {
-            if (x->cells[j].key) {
-                size_t i = (size_t)mix(x->cells[j].key) & (cap - 1);
-                while (bigger[i].key) i = (i + 1) & (cap - 1);
-                bigger[i] = x->cells[j];
-            }
-        }
-        free(x->cells);
-        x->cells = bigger;
-        x->ccap = cap;
-    }
-    size_t mask = x->ccap - 1, i = (size_t)mix(key) & mask;
-    while (x->cells[i].key) {
-        if (x->cells[i].key == key) return &x->cells[i];
-        i = (i + 1) & mask;
-    }
-    CellJ *cell = &x->cells[i];
-    cell->key = key;
-    x->cused++;
-    if (fill_cell_j(x, cell, n, c, sid, jrem) < 0) return NULL;
+/* The cell (n, c) at run state sid with jrem jokers left, its options filled when it is new. */
+static Cell *get_cell_j(CtxJ *x, int n, int c, uint64_t sid, long long jrem) {
+    int fresh;
+    Cell *cell = cells_slot(&x->cells, (((((uint64_t)(n * 4 + c) << CB) | sid) << 4) | (uint64_t)jrem) + 1, &fresh);
+    if (cell && fresh && fill_cell_j(x, cell, n, c, sid, jrem) < 0) return NULL;
     return cell;
 }
 
@@ -790,10 +746,6 @@ static void keep_found_j(CtxJ *x, long long sc) {
     x->has_found = 1;
 }
 
-static inline int closed_at(const CtxJ *x, uint64_t sid) {
-    return (Py_ssize_t)sid < PyList_GET_SIZE(x->closed) && PyList_GET_ITEM(x->closed, (Py_ssize_t)sid) == Py_True;
-}
-
 #define SID(k, d) ((uint64_t)((k) >> (CB * (d))) & CM)
 
 static int recj(CtxJ *x, int n, int c, u128 key, long long spent, long long sc) {
@@ -813,8 +765,7 @@ static int recj(CtxJ *x, int n, int c, u128 key, long long spent, long long sc) 
         if (used > x->jcap) return DONE;
         u128 nk = (key & VJS_CLEAR) | ((u128)used << JS_SHIFT);
         if (n == 13) {
-            if (!(closed_at(x, SID(nk, 0)) && closed_at(x, SID(nk, 1)) && closed_at(x, SID(nk, 2)) && closed_at(x, SID(nk, 3))))
-                return DONE;
+            if (!all_closed(x->closed, (uint64_t)nk)) return DONE;
             x->group_jokers[12] = jg;
             keep_found_j(x, sc);
             x->limit = spent - 1;
@@ -888,7 +839,7 @@ static int recj(CtxJ *x, int n, int c, u128 key, long long spent, long long sc) 
         PyErr_SetString(PyExc_ValueError, "jokers left out of range");
         return ERROR;
     }
-    CellJ *cell = get_cell_j(x, n, c, sid, jrem);
+    Cell *cell = get_cell_j(x, n, c, sid, jrem);
     if (!cell) return ERROR;
     uint64_t f = (uint64_t)(key >> MAXG_SHIFT);
     if (f >= NF) {
@@ -902,7 +853,7 @@ static int recj(CtxJ *x, int n, int c, u128 key, long long spent, long long sc) 
     u128 cellbits = (u128)((n << 3) | (c + 1)) << CELL_SHIFT;
     PyObject **here = x->details[n - 1];
     long long room = x->limit - spent;
-    const OptJ *opt = cell->opts, *end = cell->opts + cell->count;
+    const OptJ *opt = cell->opts, *end = opt + cell->count;
     PyObject *mine = NULL;
     long long others = 0;
     if (x->need != Py_None) {
@@ -959,18 +910,9 @@ static int recj(CtxJ *x, int n, int c, u128 key, long long spent, long long sc) 
 }
 
 static void ctxj_free(CtxJ *x) {
-    if (x->cells) {
-        for (size_t j = 0; j < x->ccap; j++) {
-            if (x->cells[j].key) {
-                Py_XDECREF(x->cells[j].list);
-                free(x->cells[j].opts);
-            }
-        }
-        free(x->cells);
-    }
+    cells_free(&x->cells);
     t128_free(&x->dead);
-    free(x->floors.keys);
-    free(x->floors.vals);
+    table_free(&x->floors);
     PyMem_Free(x);
 }
 
@@ -1023,15 +965,7 @@ static PyObject *search_jokers(PyObject *self, PyObject *args) {
     x->stop = stop;
     x->left_steps = budget;
     PyObject *result = NULL;
-    for (int c = 0; c < 4; c++) {
-        PyObject *row = PyList_GET_ITEM(idle, c);
-        if (read_ints(row, 15, "idle[c]") < 0) goto done;
-        for (int n = 0; n < 15; n++) {
-            int v = PyObject_IsTrue(PyList_GET_ITEM(row, n));
-            if (v < 0) goto done;
-            x->idle[c][n] = (unsigned char)v;
-        }
-    }
+    if (read_idle(x->idle, idle) < 0) goto done;
     if (lean_jg != known_lean_jg) {
         /* (the same list search0 reads: LEAN_JG) */
         for (int f = 0; f < NF; f++) lean_jg_c[f] = (int)PyLong_AsLong(PyList_GET_ITEM(lean_jg, f));
@@ -1055,7 +989,7 @@ static PyObject *search_jokers(PyObject *self, PyObject *args) {
     }
     for (int n = 0; n < 13; n++)
         for (int c = 0; c < 4; c++) x->details[n][c] = idle_detail;
-    if (t128_init(&x->dead, 256) < 0 || table_init(&x->floors, 64) < 0) {
+    if (t128_init(&x->dead, 256) < 0 || table_init(&x->floors, 64) < 0 || cells_init(&x->cells, 256) < 0) {
         PyErr_NoMemory();
         goto done;
     }
@@ -1070,12 +1004,6 @@ static PyObject *search_jokers(PyObject *self, PyObject *args) {
             if (val == -1 && PyErr_Occurred()) goto done;
             if (t128_set(&x->dead, key, val, 0) < 0) goto done;
         }
-    }
-    x->ccap = 256;
-    x->cells = calloc(x->ccap, sizeof(CellJ));
-    if (!x->cells) {
-        PyErr_NoMemory();
-        goto done;
     }
     int how = recj(x, 1, 0, 0, 0, 0);
     if (how == ERROR) goto done;
@@ -1096,26 +1024,18 @@ static PyObject *search_jokers(PyObject *self, PyObject *args) {
         result = Py_BuildValue("iLiOO", how, x->left_steps, 0, Py_None, Py_None);
         goto done;
     }
-    PyObject *rows = PyList_New(13), *jokers = PyList_New(13);
-    if (!rows || !jokers) {
+    PyObject *rows = details_list(x->found_details), *jokers = rows ? PyList_New(13) : NULL;
+    if (!jokers) {
         Py_XDECREF(rows);
-        Py_XDECREF(jokers);
         goto done;
     }
     for (int n = 0; n < 13; n++) {
-        PyObject *row = PyList_New(4), *j = PyLong_FromLongLong(x->found_group_jokers[n]);
-        if (!row || !j) {
-            Py_XDECREF(row);
-            Py_XDECREF(j);
+        PyObject *j = PyLong_FromLongLong(x->found_group_jokers[n]);
+        if (!j) {
             Py_DECREF(rows);
             Py_DECREF(jokers);
             goto done;
         }
-        for (int c = 0; c < 4; c++) {
-            Py_INCREF(x->found_details[n][c]);
-            PyList_SET_ITEM(row, c, x->found_details[n][c]);
-        }
-        PyList_SET_ITEM(rows, n, row);
         PyList_SET_ITEM(jokers, n, j);
     }
     result = Py_BuildValue("iLLNN", how, x->left_steps, x->found_sc, rows, jokers);
