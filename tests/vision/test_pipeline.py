@@ -427,8 +427,9 @@ def test_doubtful_tiles_are_read_again_from_a_wider_window() -> None:
     batches: list[int] = []
     read_crops = wider.read_crops
     wider.read_crops = lambda crops: batches.append(len(crops)) or read_crops(crops)
-    probs_plain, _n, _u = plain.read_boxes(canvas, boxes)
-    probs_wider, _n, _u = wider.read_boxes(canvas, boxes)
+    probs_plain, none_plain, _u = plain.read_boxes(canvas, boxes)
+    probs_wider, none_wider, _u = wider.read_boxes(canvas, boxes)
     assert batches == [len(boxes), int(doubtful.sum())]
+    assert np.array_equal(none_plain, none_wider), "P(not a tile) stays the first reading's"
     assert np.allclose(probs_plain[~doubtful], probs_wider[~doubtful])
     assert not np.allclose(probs_plain[doubtful], probs_wider[doubtful])
