@@ -410,10 +410,10 @@ def test_a_tile_the_detector_missed_is_found_along_its_line() -> None:
         assert again.probs[len(kept) + b].argmax() == det.probs[gone[g]].argmax()
 
 
-def test_doubtful_tiles_are_read_again_from_a_wider_window() -> None:
-    """``wider_below``: only tiles whose number the reader is unsure of are read a second time, from
-    a window ``wider_scale`` times as wide, and their probabilities are the two readings' mean; a
-    sure tile's reading is left exactly as it was."""
+def test_doubtful_tiles_are_read_again_from_a_wider_window_in_four_turns() -> None:
+    """``wider_below``: only tiles whose number the reader is unsure of are read again, from their
+    own crop and a window ``wider_scale`` times as wide, each in ``wider_turns`` quarter turns, and
+    their probabilities are the readings' mean; a sure tile's reading is left exactly as it was."""
     from vision.detect import DetectorSettings, TileModel
 
     _photo, canvas, _far = _close_up_with_far_tiles()  # far tiles: some readings are unsure
@@ -423,13 +423,19 @@ def test_doubtful_tiles_are_read_again_from_a_wider_window() -> None:
     top = number[:, :14].max(axis=1) / number[:, :14].sum(axis=1)
     doubtful = (top < 0.9) & (number[:, 14] < 0.5)
     assert 0 < doubtful.sum() < len(boxes)
-    wider = TileModel(settings=DetectorSettings(wider_below=0.9))
-    batches: list[int] = []
-    read_crops = wider.read_crops
-    wider.read_crops = lambda crops: batches.append(len(crops)) or read_crops(crops)
     probs_plain, none_plain, _u = plain.read_boxes(canvas, boxes)
-    probs_wider, none_wider, _u = wider.read_boxes(canvas, boxes)
-    assert batches == [len(boxes), int(doubtful.sum())]
-    assert np.array_equal(none_plain, none_wider), "P(not a tile) stays the first reading's"
-    assert np.allclose(probs_plain[~doubtful], probs_wider[~doubtful])
-    assert not np.allclose(probs_plain[doubtful], probs_wider[doubtful])
+    for turns, more in ((1, 1), (4, 7)):
+        wider = TileModel(settings=DetectorSettings(wider_below=0.9, wider_turns=turns))
+        batches: list[int] = []
+        read_crops = wider.read_crops
+        wider.read_crops = lambda crops, read=read_crops, seen=batches: seen.append(len(crops)) or read(crops)
+        probs_wider, none_wider, _u = wider.read_boxes(canvas, boxes)
+        assert batches == [len(boxes), more * int(doubtful.sum())]
+        assert np.array_equal(none_plain, none_wider), "P(not a tile) stays the first reading's"
+        assert np.allclose(probs_plain[~doubtful], probs_wider[~doubtful])
+        assert not np.allclose(probs_plain[doubtful], probs_wider[doubtful])
+    # A turned crop is another look at the same tile: the turned readings alone (no wider window)
+    # agree with the first reading's number on most doubtful tiles.
+    crops = plain.crops(canvas, boxes)[doubtful]
+    turned = plain.read_crops(np.ascontiguousarray(np.rot90(crops, 1, axes=(1, 2))))[0]
+    assert (turned[:, :14].argmax(axis=1) == number[doubtful, :14].argmax(axis=1)).mean() >= 0.5

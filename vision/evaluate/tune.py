@@ -6,13 +6,13 @@ opinion ``ocr_below``, the reader's confirmation of low-scoring boxes ``confirm_
 ``confirm_read``, the reading every box needs ``min_read`` and a joker needs ``joker_read``, the
 finer second search of far shots ``ninths_below``, the second search of a close-up with far tiles
 ``small_hints`` / ``hint_score``, the windows it searches ``window_score``, the look along the
-lines of tiles ``line_none``, the wider second reading of doubtful tiles ``wider_below`` - is tried
+lines of tiles ``line_none``, the further readings of doubtful tiles ``wider_below`` / ``wider_turns`` - is tried
 on the given labelled folders (the real ``valid`` split and the rendered ``val`` scenes; never a
 test split), and the mean tile F1 over the folders is reported for each. The defaults in
 ``vision/detect.py`` are the best row (models/README.md keeps the table).
 
 The networks run once per photo and setting that changes what they see (the detector's boxes for
-``min_score``/``max_covered``/``confirm_below``/``ninths_below``/``small_hints``, the readings for ``ocr_below`` and ``wider_below``); the thresholds on
+``min_score``/``max_covered``/``confirm_below``/``ninths_below``/``small_hints``, the readings for ``ocr_below``, ``wider_below`` and ``wider_turns``); the thresholds on
 readings are then tried on the remembered outputs, so a grid of them costs little more than one run.
 """
 
@@ -54,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--wider-below", default=None,
                    help="reading certainty under which a tile is read again from a wider window, to try "
                         "(0: off; default: the setting's default)")
+    p.add_argument("--wider-turns", default=None,
+                   help="quarter turns each window of a doubtful tile is read in, to try "
+                        "(1: as it is; default: the setting's default)")
     p.add_argument("--limit", type=int, default=None, help="at most this many photos per folder")
     p.add_argument("--models", type=Path, default=None)
     args = p.parse_args(argv)
@@ -74,9 +77,10 @@ def main(argv: list[str] | None = None) -> int:
                                                                    args.small_hints, args.hint_score or str(DetectorSettings().hint_score),
                                                                    args.window_score or str(DetectorSettings().window_score),
                                                                    args.line_none or str(DetectorSettings().line_none),
-                                                                   args.wider_below or str(DetectorSettings().wider_below))))
+                                                                   args.wider_below or str(DetectorSettings().wider_below),
+                                                                   args.wider_turns or str(DetectorSettings().wider_turns))))
     rows = []
-    for min_score, max_covered, ocr_below, confirm_below, confirm_read, min_read, joker_read, ninths_below, quarters_below, hints, hint_score, window_score, line_none, wider_below in grid:
+    for min_score, max_covered, ocr_below, confirm_below, confirm_read, min_read, joker_read, ninths_below, quarters_below, hints, hint_score, window_score, line_none, wider_below, wider_turns in grid:
         if confirm_below == 0 and confirm_read != float(args.confirm_read.split(",")[0]):
             continue  # confirm_read means nothing while confirming is off
         reader.model.settings = replace(DetectorSettings(), min_score=min_score, max_covered=max_covered, ocr_below=ocr_below,
@@ -84,13 +88,13 @@ def main(argv: list[str] | None = None) -> int:
                                         joker_read=joker_read, ninths_below=ninths_below, quarters_below=quarters_below,
                                         small_hints=int(hints),
                                         hint_score=hint_score, window_score=window_score, line_none=line_none,
-                                        wider_below=wider_below)
+                                        wider_below=wider_below, wider_turns=int(wider_turns))
         f1 = {f"{f.parent.name}/{f.name}": evaluate(f, reader, limit=args.limit, progress=False).to_dict()["tile_f1"]
               for f in args.folders}
         row = {"min_score": min_score, "max_covered": max_covered, "ocr_below": ocr_below,
                "confirm_below": confirm_below, "confirm_read": confirm_read, "min_read": min_read, "joker_read": joker_read,
                "ninths_below": ninths_below, "quarters_below": quarters_below, "small_hints": int(hints), "hint_score": hint_score,
-               "window_score": window_score, "line_none": line_none, "wider_below": wider_below, "mean_f1": round(sum(f1.values()) / len(f1), 4), **f1}
+               "window_score": window_score, "line_none": line_none, "wider_below": wider_below, "wider_turns": int(wider_turns), "mean_f1": round(sum(f1.values()) / len(f1), 4), **f1}
         rows.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
     best = max(rows, key=lambda r: r["mean_f1"])  # the first of equals: the grid's order breaks ties
@@ -120,7 +124,7 @@ def _remember_network_outputs(model) -> None:  # noqa: ANN001 - a vision.detect.
     def remembered_readings(image, boxes, profile=None):  # noqa: ANN001, ANN202
         if profile is not None:
             return read_boxes(image, boxes, profile)
-        k = (key(image), boxes.tobytes(), model.settings.ocr_below, model.settings.wider_below)
+        k = (key(image), boxes.tobytes(), model.settings.ocr_below, model.settings.wider_below, model.settings.wider_turns)
         if k not in readings_seen:
             readings_seen[k] = read_boxes(image, boxes)
         return readings_seen[k]
