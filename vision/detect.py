@@ -153,17 +153,18 @@ class DetectorSettings:
     0.9696 -> 0.9734, cloths 0.9626 -> 0.9633, racks 0.9669 -> 0.9660), 0.9760 at 0.95 (33% read
     twice) and, averaging P(not a tile) too, 0.9760 at 0.99 (82%: nearly the reader's time again,
     which the speed target has no room for). Sets read exactly on the dev layout scenes 1,370 ->
-    1,368 of 1,460 (averaging P(not a tile) too: 1,365). With ``wider_turns`` 4 (session 16): 0.9787
-    at 0.9, 0.9780 at 0.95 and 0.9782 at 0.99 turning the first window alone (0.9778 at 0.9)."""
+    1,368 of 1,460 (averaging P(not a tile) too: 1,365). With ``wider_turns`` 4 (session 16): 0.9778
+    at 0.9, 0.9780 at 0.95, 0.9782 at 0.99."""
     wider_scale: float = 1.1
     """How much wider the second window is."""
     wider_turns: int = 4
-    """Each of the doubtful tile's two windows is read in this many quarter turns (1: as it is; 4:
-    all four), and all the readings averaged: the reader learned every rotation, so each turn is
-    one more look at the numeral. Chosen on validation (session 16, models/README.md): mean tile F1
-    0.9757 with 1 (session 15), 0.9778 turning the first window alone, **0.9787 with 4** (racks
-    0.9660 -> 0.9724, held-out families 0.9734 -> 0.9758, cloths 0.9633 -> 0.9666; real valid 1.0);
-    a doubtful tile costs 7 more reader passes (a 64 px crop: about 0.3 ms each)."""
+    """A doubtful tile's own crop is read in this many quarter turns (1: as it is; 4: all four), and
+    those readings averaged with the wider window's: the reader learned every rotation, so each turn
+    is one more look at the numeral. Chosen on validation (session 16, models/README.md): mean tile
+    F1 0.9757 with 1 (session 15), **0.9778 with 4** (racks 0.9660 -> 0.9713, held-out families
+    0.9734 -> 0.9753, cloths 0.9633 -> 0.9647; real valid 1.0); the 180-degree turn alone 0.9751.
+    Turning the wider window as well reads 0.9787 but costs 7 more reader passes per doubtful tile
+    instead of 4, which the speed target (issue 14) has no room for."""
     ocr_below: float = 0.0
     """A tile whose most probable number has less than this probability gets a second opinion
     from the general text recogniser (``vision.ocr``, the ``ocr`` extra), when it is installed.
@@ -425,9 +426,9 @@ class TileModel:
     def _read_wider(self, image_bgr: np.ndarray, boxes: np.ndarray, number: np.ndarray, colour: np.ndarray,
                     crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Number and colour probabilities with the doubtful tiles' (``wider_below``) averaged over
-        more readings: their ``crops`` and a window ``wider_scale`` times as wide, each in
-        ``wider_turns`` quarter turns (the reader learned every rotation, so each turn is another
-        look at the same numeral)."""
+        more readings: a window ``wider_scale`` times as wide, and their ``crops`` in ``wider_turns``
+        quarter turns (the reader learned every rotation, so each turn is another look at the same
+        numeral)."""
         numbered = number[:, :14].sum(axis=1)
         top = number[:, :14].max(axis=1) / np.clip(numbered, 1e-9, None)
         doubtful = np.flatnonzero((top < self.settings.wider_below) & (number[:, 14] < 0.5))
@@ -436,8 +437,8 @@ class TileModel:
         b = np.asarray(boxes, np.float32)[doubtful]
         centre, half = (b[:, :2] + b[:, 2:]) / 2, (b[:, 2:] - b[:, :2]) / 2 * self.settings.wider_scale
         wide = self.crops(image_bgr, np.concatenate([centre - half, centre + half], axis=1))
-        turns = range(max(1, min(4, self.settings.wider_turns)))
-        views = [np.rot90(c, t, axes=(1, 2)) for c in (crops[doubtful], wide) for t in turns][1:]  # the first is read
+        turns = range(1, max(1, min(4, self.settings.wider_turns)))
+        views = [wide] + [np.rot90(crops[doubtful], t, axes=(1, 2)) for t in turns]  # the crop itself is read
         more_number, more_colour, _up, _features = self.read_crops(np.ascontiguousarray(np.concatenate(views)))
         m = len(doubtful)
         # Only which number: P(not a tile) stays the first reading's (the filters on it were

@@ -411,9 +411,9 @@ def test_a_tile_the_detector_missed_is_found_along_its_line() -> None:
 
 
 def test_doubtful_tiles_are_read_again_from_a_wider_window_in_four_turns() -> None:
-    """``wider_below``: only tiles whose number the reader is unsure of are read again, from their
-    own crop and a window ``wider_scale`` times as wide, each in ``wider_turns`` quarter turns, and
-    their probabilities are the readings' mean; a sure tile's reading is left exactly as it was."""
+    """``wider_below``: only tiles whose number the reader is unsure of are read again, from a window
+    ``wider_scale`` times as wide and from their own crop in ``wider_turns`` quarter turns, and their
+    probabilities are the readings' mean; a sure tile's reading is left exactly as it was."""
     from vision.detect import DetectorSettings, TileModel
 
     _photo, canvas, _far = _close_up_with_far_tiles()  # far tiles: some readings are unsure
@@ -424,7 +424,7 @@ def test_doubtful_tiles_are_read_again_from_a_wider_window_in_four_turns() -> No
     doubtful = (top < 0.9) & (number[:, 14] < 0.5)
     assert 0 < doubtful.sum() < len(boxes)
     probs_plain, none_plain, _u = plain.read_boxes(canvas, boxes)
-    for turns, more in ((1, 1), (4, 7)):
+    for turns, more in ((1, 1), (4, 4)):
         wider = TileModel(settings=DetectorSettings(wider_below=0.9, wider_turns=turns))
         batches: list[int] = []
         read_crops = wider.read_crops
