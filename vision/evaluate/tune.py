@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="reading certainty under which a tile is read again from a wider window, to try "
                         "(0: off; default: the setting's default)")
     p.add_argument("--wider-turns", default=None,
-                   help="quarter turns each window of a doubtful tile is read in, to try "
+                   help="quarter turns a doubtful tile's own crop is read in, to try "
                         "(1: as it is; default: the setting's default)")
     p.add_argument("--limit", type=int, default=None, help="at most this many photos per folder")
     p.add_argument("--models", type=Path, default=None)
