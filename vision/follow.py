@@ -270,6 +270,7 @@ class Follower:
         self.rules = rules or RuleSet.classic()
         self.s = settings or FollowSettings()
         self._reader = reader
+        self._float_checked = False  # the reader switched to its float detector (property reader)
         self.history = history or History(None)
         self.turns: list[dict[str, Any]] = []
         self.events: list[dict[str, Any]] = []
@@ -310,6 +311,10 @@ class Follower:
             from vision.pipeline import load_reader
 
             self._reader = load_reader()
+        if not self._float_checked:
+            if hasattr(self._reader, "with_float_detector"):  # see TileModel.with_float_detector
+                self._reader = self._reader.with_float_detector()
+            self._float_checked = True
         return self._reader
 
     def feed(self, frame_bgr: np.ndarray, t: float) -> list[dict[str, Any]]:
@@ -694,15 +699,17 @@ class Follower:
             for i, j in enumerate(best):
                 if iou[i, j] > 0.5 and j not in same:
                     same[i] = j
-        new = same < 0
+        old, new = same >= 0, same < 0
+        # Face-down tiles of the pool are told by their blank face, not read (the reader's time
+        # goes to faces; a detector that finds the pool's tiles does not make a rest slower).
+        new[new] = ~self._blank(frame, boxes[new])
         d = self.reader.read_boxes(frame, boxes[new], scores[new])
-        d = d[~self._blank(frame, d)] if len(d) else d
-        n_known = int((~new).sum())
+        n_known = int(old.sum())
         self._fresh_rows = list(range(n_known, n_known + len(d)))  # rows read now (after the known ones)
         if not n_known:
             return d
-        rows = same[~new]
-        return TileDetections(np.vstack([boxes[~new], d.boxes_xyxy]), np.concatenate([scores[~new], d.scores]),
+        rows = same[old]
+        return TileDetections(np.vstack([boxes[old], d.boxes_xyxy]), np.concatenate([scores[old], d.scores]),
                               np.vstack([known.probs[rows], d.probs]), np.vstack([known.up_xy[rows], d.up_xy]))
 
     def _second_look(self, det: Any, rows: list[int], frame: np.ndarray) -> tuple[Any, list[int]]:
@@ -737,11 +744,11 @@ class Follower:
                 out.update(rs.indices)
         return out
 
-    def _blank(self, frame: np.ndarray, det: Any) -> np.ndarray:
-        """Tiles whose face shows no ink: face-down tiles of the pool."""
+    def _blank(self, frame: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        """Boxes (xyxy) whose face shows no ink: face-down tiles of the pool."""
         grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        out = np.zeros(len(det), bool)
-        for i, (x1, y1, x2, y2) in enumerate(det.boxes_xyxy):
+        out = np.zeros(len(boxes), bool)
+        for i, (x1, y1, x2, y2) in enumerate(boxes):
             w, h = x2 - x1, y2 - y1
             c = grey[int(y1 + h / 4):int(y2 - h / 4), int(x1 + w / 4):int(x2 - w / 4)]
             out[i] = c.size == 0 or float(c.std()) < self.s.blank_std

@@ -19,6 +19,7 @@ from vision.image import (
     NotAnImageError,
     TooManyPixelsError,
     decode_image,
+    decode_photo,
 )
 
 
@@ -151,3 +152,24 @@ def test_every_real_test_photo_decodes() -> None:
     for path in paths:
         image = decode_image(path.read_bytes())
         assert image.ndim == 3 and min(image.shape[:2]) >= 700
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+@pytest.mark.parametrize("size", [(640, 480), (4624, 3468)])
+def test_opencv_and_pillow_decode_the_same_upright_pixels(orientation: int, size: tuple[int, int]) -> None:
+    # A JPEG with bytes after its end marker (some phones append a trailer) is decoded by Pillow;
+    # the same JPEG without them by OpenCV (the fast path): same size, orientation and pixels.
+    w, h = size
+    image = cv2.resize(_marked_image(), (w, h), interpolation=cv2.INTER_NEAREST)
+    data = _jpeg_of(image, orientation)
+    fast, pillow = decode_photo(data), decode_photo(data + b"TRAILER")
+    assert (fast.width, fast.height, fast.scale) == (pillow.width, pillow.height, pillow.scale)
+    assert fast.image.shape == pillow.image.shape
+    assert _red_corner(fast.image) == _red_corner(pillow.image)
+    assert np.abs(fast.image.astype(int) - pillow.image.astype(int)).mean() < 2.0
+
+
+def test_a_cut_off_jpeg_is_refused_not_filled_with_grey() -> None:
+    data = _jpeg_of(cv2.resize(_marked_image(), (4624, 3468)))
+    with pytest.raises(CorruptImageError):
+        decode_photo(data[: len(data) // 2])

@@ -439,3 +439,27 @@ def test_doubtful_tiles_are_read_again_from_a_wider_window_in_four_turns() -> No
     crops = plain.crops(canvas, boxes)[doubtful]
     turned = plain.read_crops(np.ascontiguousarray(np.rot90(crops, 1, axes=(1, 2))))[0]
     assert (turned[:, :14].argmax(axis=1) == number[doubtful, :14].argmax(axis=1)).mean() >= 0.5
+
+
+def test_the_int8_detector_is_served_and_finds_the_tiles_the_float_one_finds() -> None:
+    """models/ ships the detector in 8-bit integers (python -m vision.train.quantize); it is what
+    serves, and on the real photos in the repository its boxes are the float detector's boxes."""
+    from vision.boxes import iou_matrix
+    from vision.detect import DETECTOR_INT8_FILE, TileModel
+
+    from vision.follow import Follower
+    from vision.pipeline import load_reader
+
+    served, float_model = TileModel(), TileModel(float_detector=True)
+    assert served.detector_file.name == DETECTOR_INT8_FILE and float_model.detector_file.name == DETECTOR_FILE
+    # The live referee reads with the float detector, the same reader network and settings.
+    twin = served.with_float_detector()
+    assert twin.detector_file.name == DETECTOR_FILE and twin.reader is served.reader and twin.settings is served.settings
+    assert served.with_float_detector() is twin and float_model.with_float_detector() is float_model
+    assert Follower(["A", "B"], reader=load_reader()).reader.model.detector_file.name == DETECTOR_FILE
+    for path in sample_photos():
+        photo = cv2.imread(str(path))
+        ours, theirs = served.find_boxes(photo)[0], float_model.find_boxes(photo)[0]
+        assert abs(len(ours) - len(theirs)) <= 1, path.name
+        best = iou_matrix(theirs, ours).max(axis=1)
+        assert (best > 0.8).mean() >= 0.97, (path.name, np.sort(best)[:5])
