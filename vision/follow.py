@@ -270,7 +270,6 @@ class Follower:
         self.rules = rules or RuleSet.classic()
         self.s = settings or FollowSettings()
         self._reader = reader
-        self._float_checked = False  # the reader switched to its float detector (property reader)
         self.history = history or History(None)
         self.turns: list[dict[str, Any]] = []
         self.events: list[dict[str, Any]] = []
@@ -311,10 +310,6 @@ class Follower:
             from vision.pipeline import load_reader
 
             self._reader = load_reader()
-        if not self._float_checked:
-            if hasattr(self._reader, "with_float_detector"):  # see TileModel.with_float_detector
-                self._reader = self._reader.with_float_detector()
-            self._float_checked = True
         return self._reader
 
     def feed(self, frame_bgr: np.ndarray, t: float) -> list[dict[str, Any]]:

@@ -29,13 +29,6 @@ class TableReader:
         other.model, other.profile = self.model, profile
         return other
 
-    def with_float_detector(self) -> "TableReader":
-        """The same reader with the float detector (:meth:`vision.detect.TileModel.with_float_detector`):
-        what the live referee reads with."""
-        other = object.__new__(TableReader)
-        other.model, other.profile = self.model.with_float_detector(), self.profile
-        return other
-
     def detect(self, image_bgr: np.ndarray, timing: dict[str, float] | None = None):
         """The tiles of one photo as :class:`~vision.detections.TileDetections` (no layout)."""
         _check_image(image_bgr)

@@ -250,7 +250,7 @@ class _CountingReader:
     def __init__(self) -> None:
         from vision.pipeline import load_reader
 
-        self.real = load_reader().with_float_detector()  # what the follower reads with
+        self.real = load_reader()
         self.model = self.real.model
         self.windows: list[Any] = []
         self.read: list[int] = []

@@ -447,16 +447,8 @@ def test_the_int8_detector_is_served_and_finds_the_tiles_the_float_one_finds() -
     from vision.boxes import iou_matrix
     from vision.detect import DETECTOR_INT8_FILE, TileModel
 
-    from vision.follow import Follower
-    from vision.pipeline import load_reader
-
     served, float_model = TileModel(), TileModel(float_detector=True)
     assert served.detector_file.name == DETECTOR_INT8_FILE and float_model.detector_file.name == DETECTOR_FILE
-    # The live referee reads with the float detector, the same reader network and settings.
-    twin = served.with_float_detector()
-    assert twin.detector_file.name == DETECTOR_FILE and twin.reader is served.reader and twin.settings is served.settings
-    assert served.with_float_detector() is twin and float_model.with_float_detector() is float_model
-    assert Follower(["A", "B"], reader=load_reader()).reader.model.detector_file.name == DETECTOR_FILE
     for path in sample_photos():
         photo = cv2.imread(str(path))
         ours, theirs = served.find_boxes(photo)[0], float_model.find_boxes(photo)[0]

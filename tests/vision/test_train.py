@@ -115,3 +115,40 @@ def test_fine_tuning_warms_up_briefly_and_decays(trained: Path, tmp_path: Path) 
     assert (args["optimizer"], args["lr0"], args["warmup_epochs"], args["warmup_bias_lr"]) == ("AdamW", 0.0005, 0.1, 0.0)
     assert args["cos_lr"] is True and args["lrf"] == 0.05 and args["close_mosaic"] == 1
     assert json.loads((tmp_path / "out" / "tile_detector.json").read_text())["command"].count("--lr0 0.0005") == 1
+
+
+def test_quantize_keeps_the_head_in_float_and_serves_the_float_detectors_boxes(real_sample: Path, tmp_path: Path) -> None:
+    """python -m vision.train.quantize on the shipped detector, calibrated on the repository's real
+    photos: the detect head stays float, the backbone's convolutions become integer ones, the card
+    records it, and the file serves boxes on the float detector's boxes."""
+    import cv2
+    import onnx
+
+    from tests.photos import sample_photos
+    from vision.boxes import iou_matrix
+    from vision.detect import DETECTOR_INT8_FILE, MODELS_DIR, TileModel
+    from vision.train.quantize import float_nodes, main
+
+    for f in MODELS_DIR.iterdir():
+        if f.name != DETECTOR_INT8_FILE:
+            (tmp_path / f.name).symlink_to(f)
+    (tmp_path / "tile_detector.json").unlink()
+    (tmp_path / "tile_detector.json").write_text((MODELS_DIR / "tile_detector.json").read_text())
+    assert main(["--models", str(tmp_path), "--calibration", str(real_sample / "train"), "--per-folder", "5"]) == 0
+    model = onnx.load(str(tmp_path / DETECTOR_INT8_FILE))
+    ops = {n.op_type for n in model.graph.node}
+    assert {"QuantizeLinear", "DequantizeLinear"} <= ops
+    head = float_nodes(model)
+    assert head and all(n.startswith("/model.23/") for n in head)
+    assert not any(n.op_type == "QuantizeLinear" and n.name.startswith("/model.23/") for n in model.graph.node)
+    card = json.loads((tmp_path / "tile_detector.json").read_text())
+    assert card["int8"]["calibration_photos"] == 5 and card["int8"]["file"] == DETECTOR_INT8_FILE
+    served, plain = TileModel(tmp_path), TileModel(tmp_path, float_detector=True)
+    assert served.detector_file.name == DETECTOR_INT8_FILE
+    for path in sample_photos():
+        image = cv2.imread(str(path))
+        ours, theirs = served.find_boxes(image)[0], plain.find_boxes(image)[0]
+        assert abs(len(ours) - len(theirs)) <= 1
+        assert (iou_matrix(theirs, ours).max(axis=1) > 0.8).mean() >= 0.97
+    with pytest.raises(SystemExit):
+        main(["--models", str(tmp_path), "--calibration", str(SAMPLE / "valid")])  # not training data
