@@ -218,6 +218,44 @@ def detector_input(session, card: dict) -> tuple[bool, tuple[int, int]]:  # noqa
     return True, (side, side)
 
 
+def letterbox(image_bgr: np.ndarray, det_size: tuple[int, int], rect_input: bool) -> tuple[np.ndarray, float, int, int]:
+    """A detector's input for ``image_bgr`` (1, 3, H, W float32 RGB in 0..1), letterboxed as
+    ultralytics predicts into ``det_size`` (width, height; :func:`detector_input`), and the scale
+    image -> input with the left and top padding."""
+    h, w = image_bgr.shape[:2]
+    dw, dh = det_size
+    r = min(dw / w, dh / h)
+    nw, nh = max(1, round(w * r)), max(1, round(h * r))
+    if rect_input:  # as ultralytics predicts: pad only up to a multiple of the stride, not a square
+        dw, dh = -(-nw // STRIDE) * STRIDE, -(-nh // STRIDE) * STRIDE
+    small = _resize(image_bgr, nw, nh)
+    canvas = np.full((dh, dw, 3), 114, dtype=np.uint8)
+    top, left = (dh - nh) // 2, (dw - nw) // 2
+    canvas[top:top + nh, left:left + nw] = small
+    blob = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0  # ultralytics wants RGB
+    return blob, r, left, top
+
+
+def file_sha256(path: Path) -> str:
+    """The hex SHA-256 of a file's bytes."""
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def int8_detector(models_dir: Path, card: dict) -> Path | None:
+    """``models_dir``'s :data:`DETECTOR_INT8_FILE` when it was made from the float detector that is
+    there now (the card's ``int8.from_sha256``, written by ``vision.train.quantize``), else None: a
+    detector trained again is served in float until it is quantized again, never through the old
+    one's integer copy."""
+    int8 = models_dir / DETECTOR_INT8_FILE
+    made_from = card.get("int8", {}).get("from_sha256")
+    if not int8.exists() or not made_from:
+        return None
+    float_file = models_dir / DETECTOR_FILE
+    return int8 if not float_file.exists() or file_sha256(float_file) == made_from else None
+
+
 class TileModel:
     """The detector and the reader, loaded once; call :meth:`detect` per image."""
 
@@ -229,16 +267,16 @@ class TileModel:
         """``float_detector``: run :data:`DETECTOR_FILE` even when :data:`DETECTOR_INT8_FILE` is there."""
         models_dir = Path(models_dir)
         self.settings = settings or DetectorSettings()
-        int8 = models_dir / DETECTOR_INT8_FILE
-        self.detector_file = int8 if int8.exists() and not float_detector else models_dir / DETECTOR_FILE
-        self.detector = onnx_session(self.detector_file, threads)
-        self.reader = onnx_session(models_dir / READER_FILE, threads)
-        self.reader_size = int(self.reader.get_inputs()[0].shape[3])
         self.cards = {}
         for name in ("tile_detector", "tile_reader"):
             card = models_dir / f"{name}.json"
             if card.exists():
                 self.cards[name] = json.loads(card.read_text())
+        int8 = None if float_detector else int8_detector(models_dir, self.cards.get("tile_detector", {}))
+        self.detector_file = int8 or models_dir / DETECTOR_FILE
+        self.detector = onnx_session(self.detector_file, threads)
+        self.reader = onnx_session(models_dir / READER_FILE, threads)
+        self.reader_size = int(self.reader.get_inputs()[0].shape[3])
         self.rect_input, self.det_size = detector_input(self.detector, self.cards.get("tile_detector", {}))
         self.crop_stretch_at = float(self.cards.get("tile_reader", {}).get("crop_stretch_at", 0.0))
 
@@ -310,20 +348,8 @@ class TileModel:
         return boxes.reshape(-1, 4).astype(np.float32), out[4][keep].astype(np.float32), r
 
     def detector_blob(self, image_bgr: np.ndarray) -> tuple[np.ndarray, float, int, int]:
-        """The detector's input for ``image_bgr`` (1, 3, H, W float32 RGB in 0..1), letterboxed as
-        ultralytics predicts, and the scale image -> input with the left and top padding."""
-        h, w = image_bgr.shape[:2]
-        dw, dh = self.det_size
-        r = min(dw / w, dh / h)
-        nw, nh = max(1, round(w * r)), max(1, round(h * r))
-        if self.rect_input:  # as ultralytics predicts: pad only up to a multiple of the stride, not a square
-            dw, dh = -(-nw // STRIDE) * STRIDE, -(-nh // STRIDE) * STRIDE
-        small = _resize(image_bgr, nw, nh)
-        canvas = np.full((dh, dw, 3), 114, dtype=np.uint8)
-        top, left = (dh - nh) // 2, (dw - nw) // 2
-        canvas[top:top + nh, left:left + nw] = small
-        blob = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0  # ultralytics wants RGB
-        return blob, r, left, top
+        """The detector's input for ``image_bgr`` (:func:`letterbox`)."""
+        return letterbox(image_bgr, self.det_size, self.rect_input)
 
     def _quarter_boxes(self, image_bgr: np.ndarray, n: int = 2, seeds: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Boxes and scores from the image's ``n`` x ``n`` overlapping windows (four quarters by

@@ -455,3 +455,22 @@ def test_the_int8_detector_is_served_and_finds_the_tiles_the_float_one_finds() -
         assert abs(len(ours) - len(theirs)) <= 1, path.name
         best = iou_matrix(theirs, ours).max(axis=1)
         assert (best > 0.8).mean() >= 0.97, (path.name, np.sort(best)[:5])
+
+
+def test_an_int8_detector_made_from_another_float_detector_is_not_served(tmp_path: Path) -> None:
+    """A detector trained again writes a new float file and card: the old detector's integer copy
+    beside it (the card's int8.from_sha256 names another file) is not served."""
+    from vision.detect import DETECTOR_INT8_FILE, TileModel
+
+    for f in MODELS_DIR.iterdir():
+        if f.is_file():
+            (tmp_path / f.name).symlink_to(f)
+    assert TileModel(tmp_path).detector_file.name == DETECTOR_INT8_FILE
+    card = json.loads((MODELS_DIR / "tile_detector.json").read_text())
+    card["int8"]["from_sha256"] = "0" * 64
+    (tmp_path / "tile_detector.json").unlink()
+    (tmp_path / "tile_detector.json").write_text(json.dumps(card))
+    assert TileModel(tmp_path).detector_file.name == DETECTOR_FILE
+    del card["int8"]  # a fresh card from training has no int8 entry at all
+    (tmp_path / "tile_detector.json").write_text(json.dumps(card))
+    assert TileModel(tmp_path).detector_file.name == DETECTOR_FILE

@@ -65,7 +65,7 @@ def test_training_writes_weights_and_cards(trained: Path) -> None:
 
 def test_the_run_record_times_every_stage(trained: Path) -> None:
     record = json.loads((trained / "training_run.json").read_text())
-    assert [s["stage"] for s in record["stages"]] == ["render", "detector", "reader"]
+    assert [s["stage"] for s in record["stages"]] == ["render", "detector", "quantize", "reader"]
     assert record["total_minutes"] >= sum(s["minutes"] for s in record["stages"]) - 0.2
     assert record["stages"][1]["card"]["data"] == "real,synthetic"
 
@@ -75,6 +75,7 @@ def test_trained_files_serve_without_torch_objects(trained: Path) -> None:
     from vision.detections import TileDetections
 
     model = TileModel(trained)
+    assert model.detector_file.name == "tile_detector.int8.onnx"  # the run quantized its detector
     image = np.full((300, 400, 3), 120, np.uint8)
     det = model.detect(image)
     assert isinstance(det, TileDetections)

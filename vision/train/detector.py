@@ -161,6 +161,10 @@ def finish_detector(best: Path, args: argparse.Namespace, minutes: float, result
     }
     (out / f"{name}.json").write_text(json.dumps(card, indent=2) + "\n")
     print(f"wrote {target} ({target.stat().st_size / 1e6:.1f} MB) and its card; validation: {metrics}")
+    stale = out / f"{name}.int8.onnx"
+    if stale.exists():  # the integer copy of the detector this one replaces (vision.train.quantize)
+        stale.unlink()
+        print(f"removed {stale}: it was the old detector's; `python -m vision.train.quantize --models {out}` makes this one's")
 
 
 def command_of(args: argparse.Namespace) -> str:

@@ -2,7 +2,9 @@
 
 onnxruntime's static quantization (QDQ, weights per channel in int8, activations in uint8 with
 ranges measured on calibration photos) of ``models/tile_detector.onnx``, written beside it as
-``tile_detector.int8.onnx``, which :class:`vision.detect.TileModel` then serves. Integer
+``tile_detector.int8.onnx``, which :class:`vision.detect.TileModel` then serves (as long as the
+card's ``int8.from_sha256`` names the float file beside it: a detector trained again is served in
+float until this runs again; ``python -m vision.train all`` runs it). Integer
 convolutions run about 1.5 times as fast on a laptop CPU, the detector as a whole 1.2 times.
 
 What stays in float32 is chosen by measurement on validation (session 17, models/README.md): the
@@ -63,11 +65,13 @@ def quantize(models_dir: Path, photos: list[Path], out: Path) -> dict:
 
     from tqdm import tqdm
 
-    from vision.detect import DETECTOR_FILE, TileModel
+    from vision.detect import DETECTOR_FILE, detector_input, file_sha256, letterbox, onnx_session
 
-    model = TileModel(models_dir, float_detector=True)
     source = models_dir / DETECTOR_FILE
-    name = model.detector.get_inputs()[0].name
+    card = models_dir / "tile_detector.json"
+    session = onnx_session(source, None)
+    rect_input, det_size = detector_input(session, json.loads(card.read_text()) if card.exists() else {})
+    name = session.get_inputs()[0].name
 
     class Photos(CalibrationDataReader):
         def __init__(self) -> None:
@@ -79,7 +83,7 @@ def quantize(models_dir: Path, photos: list[Path], out: Path) -> dict:
                 image = cv2.imread(str(self.left.pop(0)))
                 self.bar.update(1)
                 if image is not None:
-                    return {name: model.detector_blob(image)[0]}
+                    return {name: letterbox(image, det_size, rect_input)[0]}
             self.bar.close()
             return None
 
@@ -95,7 +99,7 @@ def quantize(models_dir: Path, photos: list[Path], out: Path) -> dict:
     from vision.train.onnx_compact import compact
 
     compact(out)  # the float head's weights back to float16 storage, as in the float file: the same outputs
-    return {"file": out.name, "from": DETECTOR_FILE, "date": date.today().isoformat(),
+    return {"file": out.name, "from": DETECTOR_FILE, "from_sha256": file_sha256(source), "date": date.today().isoformat(),
             "method": "onnxruntime quantize_static, QDQ, int8 weights per channel, uint8 activations, MinMax",
             "float_nodes": f"{len(keep_float)} (the detect head)",
             "calibration_photos": len(photos), "seconds": round(time.time() - started, 1)}
