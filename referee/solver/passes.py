@@ -84,7 +84,8 @@ _POINTS_BUDGET = 400_000
 
 
 def solve_points(
-    table: Sequence[int], rack: Sequence[int], rules: RuleSet, old_sets: list[list[Tile]] | None
+    table: Sequence[int], rack: Sequence[int], rules: RuleSet, old_sets: list[list[Tile]] | None,
+    budget: int | None = None,
 ) -> tuple[list[list[Tile]], int, bool] | None:
     """Most points (RULES.md section 1: a joker is worth the tile it stands for).
 
@@ -94,7 +95,11 @@ def solve_points(
     nothing for points (a joker a set can do without is worth at least as much at the top of the
     run it leaves, or stays fourth in its group), so when floor and bound meet the move is the
     best. Otherwise the programme in tails mode (every such joker place) looks only for better,
-    within a budget."""
+    within a budget (``budget`` states each programme may expand; default ``_POINTS_BUDGET``).
+
+    Returns (sets, points, proven); proven is False when a programme ran out of budget and the
+    floor's move is returned."""
+    budget = _POINTS_BUDGET if budget is None else budget
     # The most-tiles move (fast) is a lean arrangement worth at least its points to the lean
     # programme: a target that prunes it hard.
     tiles_move = solve_plan(table, rack, rules, "tiles", None, old_sets, need_move=True)
@@ -108,11 +113,11 @@ def solve_points(
     try:
         # Aiming at that best first prunes hardest, and on a full table it is usually met.
         if laid_all:  # (if a rack tile cannot be laid, neither can that best)
-            top = solve_plan(table, rack, rules, "points", None, old_sets, need_move=True, floor=most, budget=_POINTS_BUDGET)
+            top = solve_plan(table, rack, rules, "points", None, old_sets, need_move=True, floor=most, budget=budget)
             if top is not None and _points_value(top[0], table, rack) >= most:
                 return top[0], most, True
         floor_move = solve_plan(
-            table, rack, rules, "points", None, old_sets, need_move=True, floor=start, budget=_POINTS_BUDGET
+            table, rack, rules, "points", None, old_sets, need_move=True, floor=start, budget=budget
         )
     except OutOfBudget:
         return (tiles_move[0], start, False) if tiles_move is not None else None
@@ -126,7 +131,7 @@ def solve_points(
         return floor_move[0], floor, True
     prog = Programme(table, rack, rules, "points", None, old_sets, lean=False, tails=True)
     try:
-        plan = prog.solve(floor + 1, budget=_POINTS_BUDGET)
+        plan = prog.solve(floor + 1, budget=budget)
     except OutOfBudget:
         # Every joker place on a big table with jokers can take seconds: settle for the floor,
         # said so in Move.proven.

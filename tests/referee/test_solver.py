@@ -270,6 +270,35 @@ def test_points_objective_prefers_value() -> None:
     assert move is not None and move.points == 36
 
 
+@needs_positions
+@pytest.mark.parametrize("pid", ["large-J-013", "mid-J-018"])
+def test_points_estimate_out_of_budget_takes_the_integer_programme(pid: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the estimate's points search runs out of its budget (on full tables with rack jokers
+    it could take seconds), the integer programme decides: the most points, proven, and the fewest
+    table tiles moved for them, the same move the exact tie-break gives; the move still says the
+    estimate was asked for."""
+    import referee.solver.api as api
+    import referee.solver.passes as passes
+
+    p = next(q for q in ALL if q["id"] == pid)
+    exact = best_move(p["table_melds"], p["rack"], objective="points", tiebreak="exact")
+    ran_out = []
+    solve = passes.solve_points
+
+    def counted(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        out = solve(*args, **kwargs)
+        ran_out.append(out is not None and not out[2])
+        return out
+
+    monkeypatch.setattr(api, "solve_points", counted)
+    monkeypatch.setattr(api, "_FAST_POINTS_BUDGET", 10)  # every programme runs out at once
+    move = best_move(p["table_melds"], p["rack"], objective="points")
+    assert ran_out == [True]
+    assert move is not None and exact is not None
+    assert (move.points, len(move.moved), move.proven, move.least_moved) == (exact.points, len(exact.moved), True, True)
+    assert move.tiebreak == "estimate"
+
+
 # ------------------------------------------------------------------------------------------
 # Before the opening (RULES.md section 4)
 
