@@ -773,13 +773,23 @@ gives up as it does past its time limit (unproven): far below Python's recursion
 shared benchmark positions with jokers need 17 relaxations at most (large-J-014), 1 at the median."""
 
 
+def _quiet_highs(highspy: Any) -> Any:
+    """A HiGHS instance that writes nothing. highspy 1.16's ``Highs()`` turns its callbacks on in
+    its constructor, which writes HiGHS's banner to standard output before ``output_flag`` can be
+    set (it broke ``python -m referee best-move --json``); its base class, with the flag set before
+    anything else, is silent. (Where a highspy has no such base class, ``Highs()`` as before.)"""
+    base = getattr(getattr(highspy, "_core", None), "_Highs", None)
+    h = base() if base is not None else highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    return h
+
+
 def _highs(rows: _Rows, cost: list[float], upper: list[int], whole: int = 0) -> Any:
     """A HiGHS instance holding the programme ``rows`` (minimise ``cost``, columns 0 to
     ``upper``, the first ``whole`` integral), without presolve and quiet."""
     import highspy
 
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = _quiet_highs(highspy)
     h.setOptionValue("presolve", "off")
     lp = highspy.HighsLp()
     n = len(cost)

@@ -156,6 +156,16 @@ def test_python_dash_m_exit_codes() -> None:
     assert bad.stderr.strip().count("\n") == 0 and '"Z2"' in bad.stderr and "Traceback" not in bad.stderr
 
 
+@pytest.mark.skipif(importlib.util.find_spec("highspy") is None, reason="highspy is not installed")
+def test_best_move_json_is_nothing_but_json_when_highs_runs() -> None:
+    """The exact tie-break runs HiGHS, whose banner (highspy 1.16) went to standard output ahead
+    of the JSON: a script reading the output could not parse it."""
+    args = ["best-move", "--table", "B5 R5 O5 | O3 O4 J", "--rack", "O3 O4 O6 R3", "--objective", "points", "--json"]
+    out = subprocess.run([sys.executable, "-m", "referee", *args], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0 and "HiGHS" not in out.stdout + out.stderr
+    assert json.loads(out.stdout)["least_moved"] is True
+
+
 def test_rules_from_options() -> None:
     rules = rules_from_options("classic", ["timeout_penalty=draw_leftovers", "jokers_in_opening=no", "target_points=500"])
     assert rules.timeout_penalty is TimeoutPenalty.DRAW_LEFTOVERS and not rules.jokers_in_opening
