@@ -174,6 +174,10 @@ def _worker(mode: str, objective: str, clock: str, repeat: int, warm: list[dict[
     ends), each solved once and timed (then ``repeat - 1`` more times for the best-of figure)."""
     from referee.tiles import parse_tiles
 
+    # What a solver's libraries print (the peer's HiGHS writes its banner from C) goes to standard
+    # error: this process answers on ``conn``, and the parent's standard output is the report.
+    sys.stdout.flush()
+    os.dup2(2, 1)
     try:
         solve = _solver(mode, objective)
     except ImportError as exc:
