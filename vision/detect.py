@@ -275,10 +275,30 @@ class TileModel:
         int8 = None if float_detector else int8_detector(models_dir, self.cards.get("tile_detector", {}))
         self.detector_file = int8 or models_dir / DETECTOR_FILE
         self.detector = onnx_session(self.detector_file, threads)
+        self._threads, self._float_twin = threads, None
         self.reader = onnx_session(models_dir / READER_FILE, threads)
         self.reader_size = int(self.reader.get_inputs()[0].shape[3])
         self.rect_input, self.det_size = detector_input(self.detector, self.cards.get("tile_detector", {}))
         self.crop_stretch_at = float(self.cards.get("tile_reader", {}).get("crop_stretch_at", 0.0))
+
+    def with_float_detector(self) -> "TileModel":
+        """This model with the float detector (:data:`DETECTOR_FILE`), the same reader and
+        settings; itself when it already runs it. Teaching reads with it (``vision.teach``): there
+        a tile the detector half-saw is taken because the player said it is there, and the int8
+        detector's faint scores differ most (a white edition's joker on a teaching photo: 0.26
+        in float, 0.09 in 8 bits, under the 0.15 teaching floor; models/README.md, session 17)."""
+        if self.detector_file.name == DETECTOR_FILE:
+            return self
+        if self._float_twin is None:
+            import copy
+
+            twin = copy.copy(self)
+            twin.detector_file = self.detector_file.with_name(DETECTOR_FILE)
+            twin.detector = onnx_session(twin.detector_file, self._threads)
+            twin._float_twin = None
+            self._float_twin = twin
+        self._float_twin.settings = self.settings
+        return self._float_twin
 
     # ------------------------------------------------------------------ detector
     @property

@@ -116,13 +116,15 @@ def tiles_in_rows(model, image: np.ndarray, counts: list[int]) -> tuple[np.ndarr
     """Tile boxes of a teaching photo and their rows (:func:`rows_of`), matching the typed row
     ``counts`` when the detector allows it.
 
-    First the usual detection; if its rows do not match, the boxes down to :data:`TEACH_FLOOR` that
+    With the float detector (:meth:`vision.detect.TileModel.with_float_detector`). First the
+    usual detection; if its rows do not match, the boxes down to :data:`TEACH_FLOOR` that
     the reader takes for tiles are ranked by score and the best ``sum(counts)`` kept: a tile the
     detector half-doubted is taken because the player said it is there. If that does not match
     either, the usual detection is returned and the caller names the row that differs."""
     import copy
     from dataclasses import replace
 
+    model = model.with_float_detector() if hasattr(model, "with_float_detector") else model
     boxes, _ = model.find_boxes(image)
     found = rows_of(boxes)
     if [len(r) for r in found] == counts:

@@ -449,6 +449,10 @@ def test_the_int8_detector_is_served_and_finds_the_tiles_the_float_one_finds() -
 
     served, float_model = TileModel(), TileModel(float_detector=True)
     assert served.detector_file.name == DETECTOR_INT8_FILE and float_model.detector_file.name == DETECTOR_FILE
+    # Teaching reads with the float detector: the same reader network and settings.
+    twin = served.with_float_detector()
+    assert twin.detector_file.name == DETECTOR_FILE and twin.reader is served.reader and twin.settings is served.settings
+    assert served.with_float_detector() is twin and float_model.with_float_detector() is float_model
     for path in sample_photos():
         photo = cv2.imread(str(path))
         ours, theirs = served.find_boxes(photo)[0], float_model.find_boxes(photo)[0]

@@ -299,6 +299,10 @@ def test_typed_row_counts_recover_tiles_the_detector_doubted() -> None:
     # a count the photo cannot give is not forced: the usual detection comes back for the error message
     _, rows = tiles_in_rows(model, img, counts[:-1] + [counts[-1] + 5])
     assert [len(r) for r in rows] != counts[:-1] + [counts[-1] + 5]
+    # teaching looks with the float detector, also when the model serves the 8-bit one
+    float_boxes, _ = tiles_in_rows(model.with_float_detector(), img, counts)
+    assert model.detector_file.name != model.with_float_detector().detector_file.name
+    assert np.array_equal(boxes, float_boxes)
 
 
 def test_a_profile_taught_on_another_reader_is_refused() -> None:
