@@ -119,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
                else [real_root() / "train", Path("data/synth_r16/train")])
     for folder in folders:
         if not folder.is_dir():
-            p.error(f"{folder} is not a folder of photos (render it: models/recipes/rendered_sets.sh)")
+            p.error(f"{folder} is not a folder of photos (the shipped file's calibration set is rendered by "
+                    "models/recipes/quantize_session17.sh)")
         if folder.name in {"val", "valid", "test"} or folder.parent.name in {"val", "valid", "test"}:
             p.error(f"{folder} is not training data: calibrate on training photos only")
     from vision.detect import DETECTOR_INT8_FILE
