@@ -173,3 +173,13 @@ def test_a_cut_off_jpeg_is_refused_not_filled_with_grey() -> None:
     data = _jpeg_of(cv2.resize(_marked_image(), (4624, 3468)))
     with pytest.raises(CorruptImageError):
         decode_photo(data[: len(data) // 2])
+
+
+@pytest.mark.parametrize("mode", ["L", "CMYK"])
+def test_grey_and_cmyk_jpegs_decode_alike_on_both_paths(mode: str) -> None:
+    image = Image.new("RGB", (640, 480), (200, 30, 20)).convert(mode)
+    out = io.BytesIO()
+    image.save(out, format="JPEG", quality=95)
+    fast, pillow = decode_photo(out.getvalue()).image, decode_photo(out.getvalue() + b"TRAILER").image
+    assert fast.shape == pillow.shape == (480, 640, 3)
+    assert np.abs(fast.astype(int) - pillow.astype(int)).max() <= 2
