@@ -360,16 +360,12 @@ class TileModel:
         """One detector run on the image letterboxed to the detector's input: boxes (xyxy, image
         pixels) and scores of at least ``floor`` (default :attr:`score_floor`), before NMS; and
         the scale image -> input."""
-        blob, r, left, top = self.detector_blob(image_bgr)
+        blob, r, left, top = letterbox(image_bgr, self.det_size, self.rect_input)
         out = self.detector.run(None, {self.detector.get_inputs()[0].name: blob})[0][0]  # (5, A)
         keep = out[4] >= (self.score_floor if floor is None else floor)
         cx, cy, bw, bh = out[0][keep], out[1][keep], out[2][keep], out[3][keep]
         boxes = np.stack([cx - bw / 2 - left, cy - bh / 2 - top, cx + bw / 2 - left, cy + bh / 2 - top], axis=1) / r
         return boxes.reshape(-1, 4).astype(np.float32), out[4][keep].astype(np.float32), r
-
-    def detector_blob(self, image_bgr: np.ndarray) -> tuple[np.ndarray, float, int, int]:
-        """The detector's input for ``image_bgr`` (:func:`letterbox`)."""
-        return letterbox(image_bgr, self.det_size, self.rect_input)
 
     def _quarter_boxes(self, image_bgr: np.ndarray, n: int = 2, seeds: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Boxes and scores from the image's ``n`` x ``n`` overlapping windows (four quarters by

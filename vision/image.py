@@ -1,7 +1,8 @@
 """Photo bytes in, upright BGR image out: the one door every photo goes through.
 
-Phones store rotation in EXIF instead of turning the pixels, so :func:`decode_image` applies the
-orientation with Pillow (``ImageOps.exif_transpose``) before anything measures a box. It also
+Phones store rotation in EXIF instead of turning the pixels, so :func:`decode_image` turns the
+decoded pixels by the EXIF orientation (:func:`_orient`) before anything measures a box. JPEGs are
+decoded by OpenCV, everything else (and a JPEG OpenCV would fill in) by Pillow. It also
 guards the server: a file that is too big, an image with too many pixels (a decompression bomb),
 something that is not an image, or a cut-off file each raise an :class:`ImageError` subclass whose
 message is a sentence a player understands and whose ``status`` is the HTTP status to answer with.
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from PIL import Image, ImageFile, ImageOps, UnidentifiedImageError
+from PIL import Image, ImageFile, UnidentifiedImageError
 
 from referee.i18n import _
 
@@ -228,7 +229,6 @@ def decode_photo(
     if ImageFile.LOAD_TRUNCATED_IMAGES and image.format == "JPEG" and not data.rstrip(b"\0").endswith(b"\xff\xd9"):
         raise CorruptImageError(_("The photo is cut off or damaged and can't be decoded: take or choose it again."))
 
-    image = _upright(image)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -237,7 +237,7 @@ def decode_photo(
         raise CorruptImageError(_("The photo's colour format can't be read: send a JPEG or PNG photo.")) from None
     array = np.asarray(rgb, dtype=np.uint8)
     # RGB -> BGR, the OpenCV order vision/ uses; cvtColor is some 30x faster than numpy's reversed copy.
-    return _decoded(cv2.cvtColor(array, cv2.COLOR_RGB2BGR), width, height)
+    return _decoded(_orient(cv2.cvtColor(array, cv2.COLOR_RGB2BGR), _orientation(image)), width, height)
 
 
 def _decoded(bgr: np.ndarray, width: int, height: int) -> DecodedPhoto:
@@ -264,21 +264,16 @@ def _decode_jpeg(data: bytes, k: int, header: Image.Image) -> np.ndarray | None:
     """
     if not data.rstrip(b"\0").endswith(b"\xff\xd9"):
         return None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            orientation = int(header.getexif().get(ORIENTATION_TAG, 1))
-    except Exception:  # noqa: BLE001 - a damaged EXIF block: the pixels as stored, as _upright does
-        orientation = 1
     bgr = cv2.imdecode(np.frombuffer(data, np.uint8), _REDUCED[k] | cv2.IMREAD_IGNORE_ORIENTATION)
     if bgr is None or bgr.ndim != 3:
         return None
-    return _orient(bgr, orientation)
+    return _orient(bgr, _orientation(header))
 
 
 def _orient(image: np.ndarray, orientation: int) -> np.ndarray:
     """``image`` turned and mirrored as EXIF ``orientation`` (1-8) says, as
-    ``ImageOps.exif_transpose`` does; an unknown value leaves it as stored."""
+    Pillow's ``ImageOps.exif_transpose`` does (tested against it); an unknown value leaves it as
+    stored. Both decoding paths turn the pixels here, after decoding them to BGR."""
     if orientation == 2:
         return cv2.flip(image, 1)
     if orientation == 3:
@@ -299,17 +294,15 @@ def _orient(image: np.ndarray, orientation: int) -> np.ndarray:
 ORIENTATION_TAG = 0x0112  # EXIF Orientation: 1 upright, 2-8 mirrored and/or turned
 
 
-def _upright(image: Image.Image) -> Image.Image:
-    """Apply EXIF orientation; a damaged EXIF block leaves the image as stored."""
+def _orientation(image: Image.Image) -> int:
+    """The EXIF orientation of ``image`` (1 upright, 2-8 mirrored and/or turned); 1 when the EXIF
+    block is damaged (garbage EXIF must not cost the player the photo: its pixels as stored)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            if image.getexif().get(ORIENTATION_TAG, 1) == 1:
-                return image  # already upright: exif_transpose would copy every pixel for nothing
-            turned = ImageOps.exif_transpose(image)
-    except Exception:  # noqa: BLE001 - garbage EXIF must not cost the player the photo
-        return image
-    return turned if turned is not None else image
+            return int(image.getexif().get(ORIENTATION_TAG, 1))
+    except Exception:  # noqa: BLE001 - any EXIF parser failure
+        return 1
 
 
 def _too_many_pixels_message(size: tuple[int, int] | None, max_pixels: int, max_side: int = MAX_SIDE) -> str:

@@ -183,3 +183,20 @@ def test_grey_and_cmyk_jpegs_decode_alike_on_both_paths(mode: str) -> None:
     fast, pillow = decode_photo(out.getvalue()).image, decode_photo(out.getvalue() + b"TRAILER").image
     assert fast.shape == pillow.shape == (480, 640, 3)
     assert np.abs(fast.astype(int) - pillow.astype(int)).max() <= 2
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_orient_turns_as_pillows_exif_transpose(orientation: int) -> None:
+    from PIL import ImageOps
+
+    from vision.image import _orient
+
+    rng = np.random.default_rng(orientation)
+    pixels = rng.integers(0, 255, (30, 50, 3), dtype=np.uint8)
+    image = Image.fromarray(pixels)
+    exif = image.getexif()
+    exif[0x0112] = orientation
+    out = io.BytesIO()
+    image.save(out, format="PNG", exif=exif.tobytes())
+    expected = np.asarray(ImageOps.exif_transpose(Image.open(io.BytesIO(out.getvalue()))))
+    assert np.array_equal(_orient(pixels, orientation), expected)
