@@ -33,6 +33,13 @@ Racks (the player said so, or one is seen; :mod:`vision.layout`) are read as rac
   more often than the number does: rendered rack val scenes, 6/9 read wrong 18 -> 13, mean tile
   F1 over racks, cloth and held-out families val 0.9547 -> 0.9570 without the swap; real valid 1.0
   either way). Tiles on the table are still turned by their set's orientation;
+* where the reader is torn between 6 and 9 (under ``CONFIDENT``, the other number still a
+  candidate) and the numeral is bare, the loop decides, seen the way up the rack stands
+  (:mod:`vision.glyph`: the mean of its row's up vectors, which the other numbers make sure of).
+  Editions that print no mark under either (issue 14's white edition) leave the reader to guess
+  the tile's up from a glyph it never saw. Validation (session 18, models/README.md): 3 rack tiles
+  mended, none broken (rendered rack val 0.9705 -> 0.9717); on the real photos no reading changes
+  (the loop agrees with every upright 6 and 9 it finds there: 137 of 137);
 * a short, wide box (under ``BAR_MAX_HEIGHT`` of the rack tiles' height, wider than tall) on a
   rack's span, with no box of its height beside it, is the rack's bar or its wordmark, not a tile:
   it is left out and listed in ``not_tiles`` (tiles lying flat in a line on the table, in front of
@@ -176,6 +183,8 @@ def build_reading(
     reader_top = np.where(readable, probs.argmax(axis=1), -1).tolist()
     shown = [_top_readings(row) for row in probs]
     flipped = _orientation_flips(probs, det.up_xy, [list(s) for s in layout.sets])
+    if image_bgr is not None:
+        flipped += _upright_loops(probs, det, layout.rack_rows, image_bgr, image_scale)
     for i in flipped:
         probs[i] = _swap_six_nine(probs[i])
     candidates = [_candidates(row) for row in probs]
@@ -398,6 +407,38 @@ def _orientation_flips(probs: np.ndarray, up_xy: np.ndarray, groups: list[list[i
             if float(up[i] @ (mean / np.linalg.norm(mean))) < _FLIP_DOT:
                 flips.append(i)
     return flips
+
+
+def _upright_loops(probs: np.ndarray, det: TileDetections, rack_rows, image_bgr: np.ndarray,
+                   image_scale: float) -> list[int]:
+    """Rack tiles read as 6 or 9 without confidence, the other number still a candidate
+    (``CANDIDATE_FLOOR``), whose bare numeral, seen the way up its rack stands
+    (:func:`vision.glyph.quarter_turns` of the row's up vectors, else the whole rack's), has its
+    loop on the other number's side (:func:`vision.glyph.loop_side`)."""
+    from vision.glyph import LOOP_BELOW, loop_side, quarter_turns
+
+    rows = [list(r) for r in rack_rows]
+    whole = quarter_turns(det.up_xy[[i for r in rows for i in r]]) if rows else None
+    h, w = image_bgr.shape[:2]
+    swaps = []
+    for row_tiles in rows:
+        turns = quarter_turns(det.up_xy[row_tiles]) if len(row_tiles) >= 3 else None
+        turns = whole if turns is None else turns
+        if turns is None:
+            continue
+        for i in row_tiles:
+            row = probs[i]
+            top = int(row.argmax())
+            if row.sum() <= 0 or row[top] >= CONFIDENT or top == JOKER.index or top % 13 + 1 not in (6, 9):
+                continue
+            if row[top + 3 if top % 13 + 1 == 6 else top - 3] < CANDIDATE_FLOOR * row.sum():
+                continue  # the reader does not hold the other number possible: a mark or the tile's body told it
+            x1, y1, x2, y2 = (float(v) / image_scale for v in det.boxes_xyxy[i])
+            crop = image_bgr[max(int(y1), 0):min(int(math.ceil(y2)), h), max(int(x1), 0):min(int(math.ceil(x2)), w)]
+            side = loop_side(crop, turns) if crop.size else 0
+            if side and (side == LOOP_BELOW) != (top % 13 + 1 == 6):
+                swaps.append(i)
+    return swaps
 
 
 # --------------------------------------------------------------------------- decoding with the rules

@@ -264,6 +264,51 @@ def test_six_or_nine_on_a_rack_is_the_readers_own() -> None:
     assert reading.tiles[nine].code == "K6"
 
 
+def _rack_photo_with_numerals(scene: Scene, numerals: dict[int, str], turn: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The boxes, up vectors and a drawn photo of ``scene``'s rack, the given tiles' numerals
+    printed bare on their faces (``turn``: the whole photo turned upside down, a rack seen from
+    across the table)."""
+    import cv2
+
+    boxes, up = scene.view(px=50)
+    photo = draw_photo(boxes, rack_of=[i for r in scene.rack_rows for i in r])
+    for i, numeral in numerals.items():
+        x1, y1, x2, y2 = boxes[i]
+        cv2.putText(photo, numeral, (int(x1 + 0.25 * (x2 - x1)), int(y1 + 0.55 * (y2 - y1))),
+                    cv2.FONT_HERSHEY_SIMPLEX, 1.0, (30, 30, 30), 4, cv2.LINE_AA)
+    if turn:
+        h, w = photo.shape[:2]
+        photo = cv2.rotate(photo, cv2.ROTATE_180)
+        boxes = np.stack([w - boxes[:, 2], h - boxes[:, 3], w - boxes[:, 0], h - boxes[:, 1]], axis=1)
+        up = -up
+    return boxes, up, photo
+
+
+@pytest.mark.parametrize("turn", [False, True])
+def test_an_unsure_six_or_nine_on_a_rack_is_read_by_its_loop_the_rack_s_way_up(turn: bool) -> None:
+    """The reader torn between 6 and 9 on a bare numeral (an edition that prints no mark under
+    either) with its up vector pointing the wrong way: the rack's other tiles say which way is up,
+    and the loop of the numeral seen that way decides."""
+    scene = Scene()
+    scene.add_rack_row(0, 0, [True] * 6, tiles=parse_tiles("K1 K2 K9 O4 O5 R12"))
+    nine = 2
+    boxes, up, photo = _rack_photo_with_numerals(scene, {nine: "9"}, turn)
+    up[nine] = -up[nine]  # the reader took the tile for upside down, and its 9 for a 6
+    probs = _onehot(scene.tiles)
+    probs[nine] = _dist({"K6": 0.6, "K9": 0.35})
+    det = TileDetections(boxes, np.ones(len(boxes)), probs, up)
+    size = (photo.shape[1], photo.shape[0])
+    reading = build_reading(size, det, RuleSet.classic(), "rack", image_bgr=photo)
+    assert reading.tiles[nine].code == "K9"
+    assert reading.rack_points == 1 + 2 + 9 + 4 + 5 + 12
+    # Without the photo, or with the other number no longer a candidate for the reader (a mark
+    # or the tile's body told it), the reader's own reading stands.
+    assert build_reading(size, det, RuleSet.classic(), "rack").tiles[nine].code == "K6"
+    probs[nine] = _dist({"K6": 0.8, "K9": CANDIDATE_FLOOR / 2})
+    det = TileDetections(boxes, np.ones(len(boxes)), probs, up)
+    assert build_reading(size, det, RuleSet.classic(), "rack", image_bgr=photo).tiles[nine].code == "K6"
+
+
 def test_confident_six_on_the_table_is_never_turned() -> None:
     scene = table_scene("K4 K5 K6 K7")
     six = _index_of(scene, "K6")
