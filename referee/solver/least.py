@@ -15,7 +15,9 @@ jokers; the linear relaxation is usually integral already; and where it is not, 
 bound re-solves each node from the last simplex basis and closes nodes by the integrality of
 the objective and by the fast search's own move (``known``); where it runs long, it starts
 again from the root with Gomory cuts added there (:func:`_gomory_cuts`), which close most of
-the relaxation's gap on the points programme.
+the relaxation's gap on the points programme. On a full table with a rack joker the most-points
+programme leaves the long runs with a joker out until the duals say they could help, and a
+bound from the root proves the rest useless (:func:`_places_search`).
 
 "Moved" is what the solver reports (``Move.moved``): each new set is matched to at most one old
 set and keeps the tiles it shares with it, the matching keeping most tiles; every other table
@@ -35,7 +37,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, wraps
-from itertools import combinations, compress
+from itertools import chain, combinations, compress
 from typing import Any
 
 from referee.i18n import _
@@ -591,36 +593,78 @@ def least_arrangement(
     places_count = scored and avail[_JOKER] > table_count[_JOKER]
     sets, tallies, pairs = _pairs(avail, old_tallies, places_count)
     nx = len(sets)
-    ny = len(pairs)
+    if not nx:
+        return LeastArrangement(0, 0, (), 0.0) if not total and not count else None
     big = 0 if count is not None or scored else total + 1
-    cost = [float(-big * len(s)) for s in sets] + [float(-w) for _j, _i, w in pairs]
     heavy = total + 1 if most_points else 0  # a point laid outweighs every tile kept
-    upper = [min(avail[x] // k for x, k in t.items()) for t in tallies] + [1] * ny
-    places: list[tuple[int, int]] = []  # (set, value of one of its joker places): the z columns
-    joker_pairs: list[int] = []  # pairs sharing jokers: the k columns (points only, see below)
+    table_points = sum(x % 13 + 1 for s_ in old for x in s_ if x != _JOKER)
+    if most_points:
+        # (A move known counts in the objective's own units: its points, then its tiles kept.)
+        known = None if known is None or known_points is None else heavy * (table_points + known_points) + known
     if places_count:
-        # Only a set's places worth most, as many as the rack has jokers: the rack's jokers take
-        # the places worth most (a rack joker on a lower place of a set, a higher one free,
-        # scores less than the move it is part of can: never the most points).
-        rack_jokers = avail[_JOKER] - table_count[_JOKER]
-        places = [
-            (j, v) for j, st in enumerate(sets) if _JOKER in st for v in _set_joker_values(st)[0 if every_place else -rack_jokers:]
+        # The rack's jokers on the sets' joker places: the programme is built set by set, the
+        # long runs with a joker only where the duals say they could help (see _PlacesProgramme).
+        programme = _PlacesProgramme(
+            sets, tallies, pairs, old_tallies, avail, table_count, count, points, heavy, table_points, every_place,
+        )
+        found, copies = _places_search(
+            programme, time_limit - (time.perf_counter() - start), known, relaxations, mip,
+        )
+    else:
+        rows, cost, upper, whole, of_set = _plain_programme(
+            sets, tallies, pairs, old_tallies, avail, table_count, count, points, big, heavy, table_points,
+        )
+        if mip:
+            found = _mip(rows, cost, upper, whole, time_limit - (time.perf_counter() - start), known)
+        else:
+            # (Where it runs long, Gomory cuts at its root close most of the relaxation's gap: see
+            # _gomory_cuts. Every row's coefficients and bounds are integers, as they need.)
+            found = _branch_and_bound(
+                rows, cost, upper, whole, time_limit - (time.perf_counter() - start), known, relaxations,
+                cut_rounds=CUT_ROUNDS, copies=of_set,
+            )
+        # (Split: a set's copies are its columns together, integral where each need not be.)
+        copies = None if found is None or found[1] is None else [
+            round(found[1][j] + sum(found[1][c] for c in of_set[j])) if of_set is not None else round(found[1][j])
+            for j in range(nx)
         ]
-        # A rack joker is not a table joker kept in its set: the pairs' joker part moves to k
-        # columns, which share each set's jokers with the rack jokers sitting there (z).
-        joker_pairs = [k for k, (j, i, _w) in enumerate(pairs) if _JOKER in tallies[j] and _JOKER in old_tallies[i]]
-        for k in joker_pairs:
-            j, i, _w = pairs[k]
-            cost[nx + k] += float(min(tallies[j][_JOKER], old_tallies[i][_JOKER]))
-        cost += [0.0] * len(places) + [-1.0] * len(joker_pairs)
-        upper += [upper[j] for j, _v in places]
-        upper += [min(tallies[pairs[k][0]][_JOKER], old_tallies[pairs[k][1]][_JOKER]) for k in joker_pairs]
-    nz = len(places)
-    nk = len(joker_pairs)
+    seconds = time.perf_counter() - start
+    if found is None:
+        return None
+    value, x = found
+    if x is None:  # nothing better than the arrangement known
+        if most_points:
+            return LeastArrangement(0, total - value % heavy, (), seconds, value // heavy - table_points)
+        return LeastArrangement(count if count is not None else 0, total - value, (), seconds)
+    assert copies is not None
+    most = None
+    if most_points:  # (the points part is a multiple of heavy; what is left is the tiles kept)
+        most = value // heavy - table_points
+        value %= heavy
+    new_sets = tuple(readable_set(sets[j]) for j, k in enumerate(copies) for _copy in range(k))
+    laid = sum(len(s) for s in new_sets) - total
+    kept = value - big * (laid + total)
+    return LeastArrangement(laid, total - kept, new_sets, seconds, most)
+
+
+def _plain_programme(
+    sets: list[tuple[int, ...]], tallies: list[dict[int, int]], pairs: list[tuple[int, int, int]],
+    old_tallies: list[dict[int, int]], avail: Sequence[int], table_count: Sequence[int], count: int | None,
+    points: int | None, big: int, heavy: int, table_points: int,
+) -> tuple[_Rows, list[float], list[int], int, list[list[int]] | None]:
+    """The programme of :func:`least_arrangement` without joker places (no rack joker, or no
+    points counted): its rows, costs (minimised), column upper bounds, how many columns from
+    the first must be integral, and with pairs as copies of their set (``_SPLIT``) the pair
+    columns of each set (otherwise None). Columns: a set's copies x_s, then a pair's y_si."""
+    nx = len(sets)
+    ny = len(pairs)
+    total = sum(table_count)
+    cost = [float(-big * len(s)) for s in sets] + [float(-w) for _j, _i, w in pairs]
+    upper = [min(avail[x] // k for x, k in t.items()) for t in tallies] + [1] * ny
     # Without joker places, a pair's column is itself a copy of its set matched to its old set
     # (x_s = the column of s, its copies laid unmatched, plus its pairs' columns): the same
     # relaxation as y_si <= x_s, without a row per set (see _SPLIT).
-    split = _SPLIT and count is not None and not places_count
+    split = _SPLIT and count is not None
     of_set: list[list[int]] = [[] for _j in sets]  # the pair columns of each set (split only)
     if split:
         for k, (j, _i, _w) in enumerate(pairs):
@@ -647,47 +691,19 @@ def least_arrangement(
             cols_c += of_set[j]
             vals_c += [len(st)] * (1 + len(of_set[j]))
         rows.add_lists(cols_c, vals_c, total + count, total + count)
-    zc, kc = nx + ny, nx + ny + nz
-    table_points = sum(x % 13 + 1 for s_ in old for x in s_ if x != _JOKER)
-    if most_points:
-        # The points of the rack tiles laid first: numbered ones at face value, rack jokers at
-        # their places (the table's own points are a constant).
+    if heavy:
+        # The points of the rack tiles laid first (the table's own points are a constant).
         for j, st in enumerate(sets):
             cost[j] -= heavy * sum(x % 13 + 1 for x in st if x != _JOKER)
-        for q, (_j, v) in enumerate(places):
-            cost[zc + q] -= heavy * v
     if points is not None:
-        # Points of the rack tiles laid: numbered ones at face value, rack jokers at their places.
+        # Points of the rack tiles laid (no rack joker: the numbered ones at face value).
         rows.add(
             [(col, v) for j, st in enumerate(sets) for v in (sum(x % 13 + 1 for x in st if x != _JOKER),)
-             for col in (j, *of_set[j])]
-            + [(zc + q, v) for q, (_j, v) in enumerate(places)],
+             for col in (j, *of_set[j])],
             table_points + points, table_points + points,
         )
-    if places_count:
-        # The rack's jokers laid are the jokers on the table after the move less the table's.
-        rows.add(
-            [(j, -st.count(_JOKER)) for j, st in enumerate(sets) if _JOKER in st] + [(zc + q, 1) for q in range(nz)],
-            -table_count[_JOKER], -table_count[_JOKER],
-        )
-        # A place holds a rack joker only on copies of its set that are laid.
-        for q, (j, _v) in enumerate(places):
-            rows.add([(zc + q, 1), (j, -1)], -math.inf, 0)
-        # Table jokers kept: only through a matched pair, at most the jokers both sets hold, and
-        # with the rack's jokers in the set, no more than the set's jokers.
-        for n_, k in enumerate(joker_pairs):
-            j, i, _w = pairs[k]
-            rows.add([(kc + n_, 1), (nx + k, -min(tallies[j][_JOKER], old_tallies[i][_JOKER]))], -math.inf, 0)
-        by_set_k: dict[int, list[int]] = {}
-        for n_, k in enumerate(joker_pairs):
-            by_set_k.setdefault(pairs[k][0], []).append(kc + n_)
-        by_set_z: dict[int, list[int]] = {}
-        for q, (j, _v) in enumerate(places):
-            by_set_z.setdefault(j, []).append(zc + q)
-        for j, kcols in by_set_k.items():
-            rows.add([(col, 1) for col in kcols + by_set_z.get(j, [])] + [(j, -tallies[j][_JOKER])], -math.inf, 0)
     # Matching: each old set to at most one new set; each new set's copies to as many old sets.
-    by_old: list[list[int]] = [[] for _i in old]
+    by_old: list[list[int]] = [[] for _i in old_tallies]
     for k, (_j, i, _w) in enumerate(pairs):
         by_old[i].append(nx + k)
     for cols_o in by_old:
@@ -701,41 +717,441 @@ def least_arrangement(
             by_set.setdefault(j, []).append(nx + k)
         for j, cols_s in by_set.items():
             rows.add_lists([*cols_s, j], [1] * len(cols_s) + [-1], -math.inf, 0)
-    if not nx:
-        return LeastArrangement(0, 0, (), 0.0) if not total and not count else None
     # The columns that must be integral (split: a pair's column is a copy; otherwise y may be
-    # fractional, see above).
-    whole = nx + ny + nz + nk if places_count or split else nx
-    if most_points:
-        # (A move known counts in the objective's own units: its points, then its tiles kept.)
-        known = None if known is None or known_points is None else heavy * (table_points + known_points) + known
-    if mip:
-        found = _mip(rows, cost, upper, whole, time_limit - (time.perf_counter() - start), known)
-    else:
-        # (Where it runs long, Gomory cuts at its root close most of the relaxation's gap: see
-        # _gomory_cuts. Every row's coefficients and bounds are integers, as they need.)
-        found = _branch_and_bound(
-            rows, cost, upper, whole, time_limit - (time.perf_counter() - start), known, relaxations,
-            cut_rounds=CUT_ROUNDS, copies=of_set if split else None,
-        )
-    seconds = time.perf_counter() - start
+    # fractional, see least_arrangement).
+    return rows, cost, upper, nx + ny if split else nx, of_set if split else None
+
+
+class _PlacesProgramme:
+    """The programme of :func:`least_arrangement` with joker places (the points counted and a
+    joker on the rack), built set by set so that its sets can come in as they are needed.
+
+    Per set s: x_s its copies, y_si per pair, z_sq per
+    joker place (how many copies have a rack joker there, the place's value read as the referee
+    reads the set; only a set's places worth most, as many as the rack has jokers, unless
+    ``every_place``: a rack joker on a lower place of a set, a higher one free, scores less than
+    the move it is part of can, never the most points), and k per pair sharing jokers (table
+    jokers kept: a rack joker is not a table joker kept in its set). Rows shared by every set:
+    a row per tile (every table copy used, rack copies at most all of them, RULES.md section 4),
+    the count or the points given, the rack's jokers laid (the jokers on the table after the
+    move less the table's own) and one per old set (matched to one new set at most). Each set's
+    own rows: z_sq <= x_s (a place holds a rack joker only on copies laid), k <= the jokers both
+    sets hold times y_si, its k and z together at most its jokers times x_s, and its y at most
+    x_s. Its own rows have a right-hand side of 0, so a set left out of the programme changes no
+    bound there: whether it could help is a question of the shared rows' duals alone (see
+    :meth:`pricing`)."""
+
+    def __init__(
+        self, sets: list[tuple[int, ...]], tallies: list[dict[int, int]], pairs: list[tuple[int, int, int]],
+        old_tallies: list[dict[int, int]], avail: Sequence[int], table_count: Sequence[int], count: int | None,
+        points: int | None, heavy: int, table_points: int, every_place: bool,
+    ) -> None:
+        self.sets = sets
+        self.tallies = tallies
+        self.avail = avail
+        self.heavy = heavy
+        rack_jokers = avail[_JOKER] - table_count[_JOKER]
+        self.places = [
+            _set_joker_values(st)[0 if every_place else -rack_jokers:] if _JOKER in st else () for st in sets
+        ]
+        self.points = [sum(x % 13 + 1 for x in st if x != _JOKER) for st in sets]
+        self.bound = [min(avail[x] // k for x, k in t.items()) for t in tallies]  # (most copies the tiles allow)
+        # Each set's pairs: (old set, tiles shared, table jokers both hold: 0 for none).
+        self.pairs_of: list[list[tuple[int, int, int]]] = [[] for _j in sets]
+        for j, i, w in pairs:
+            both = min(tallies[j][_JOKER], old_tallies[i][_JOKER]) if _JOKER in tallies[j] and _JOKER in old_tallies[i] else 0
+            self.pairs_of[j].append((i, w, both))
+        # Every row in HiGHS's order (bounds, and their entries as sets come in).
+        self.lo: list[float] = []
+        self.hi: list[float] = []
+        self.cols: list[list[int]] = []
+        self.vals: list[list[int]] = []
+        self.tile_row = [-1] * 53
+        total = sum(table_count)
+        for x in range(53):
+            if avail[x]:
+                self.tile_row[x] = self._row(table_count[x], avail[x])
+        self.count_row = -1 if count is None else self._row(total + count, total + count)
+        self.points_row = -1 if points is None else self._row(table_points + points, table_points + points)
+        self.joker_row = self._row(-table_count[_JOKER], -table_count[_JOKER])
+        self.old_row: list[int] = []  # (written by start, after the first sets' own rows)
+        self.old_count = len(old_tallies)
+        self.cost: list[float] = []
+        self.upper: list[int] = []
+        self.column = [-1] * len(sets)  # x_s's column, -1 while s is left out
+
+    def _row(self, lo: float, hi: float, cols: list[int] | None = None, vals: list[int] | None = None) -> int:
+        """A new row (last), its index."""
+        self.lo.append(lo)
+        self.hi.append(hi)
+        self.cols.append([] if cols is None else cols)
+        self.vals.append([] if vals is None else vals)
+        return len(self.lo) - 1
+
+    def _column(self, cost: float, upper: int, entries: Iterable[tuple[int, int]]) -> int:
+        """A new column (last) with ``entries`` (row, value) in rows there already, its index."""
+        col = len(self.cost)
+        for r, v in entries:
+            self.cols[r].append(col)
+            self.vals[r].append(v)
+        self.cost.append(cost)
+        self.upper.append(upper)
+        return col
+
+    def _x_entries(self, j: int) -> list[tuple[int, int]]:
+        """Set ``j``'s x in the shared rows: its tiles, its size or points, its jokers."""
+        st = self.tallies[j]
+        entries = [(self.tile_row[x], k) for x, k in st.items()]
+        if self.count_row >= 0:
+            entries.append((self.count_row, len(self.sets[j])))
+        if self.points_row >= 0:
+            entries.append((self.points_row, self.points[j]))
+        if _JOKER in st:
+            entries.append((self.joker_row, -st[_JOKER]))
+        return entries
+
+    def _z_entries(self, v: int) -> list[tuple[int, int]]:
+        """A joker place worth ``v`` in the shared rows: a rack joker laid, its points."""
+        return [(self.joker_row, 1)] + ([(self.points_row, v)] if self.points_row >= 0 else [])
+
+    def start(self, js: Iterable[int]) -> None:
+        """The first sets ``js``, written as the whole programme was before sets could come in
+        later (session 18): every set's x, then the pairs' y, the places' z and the joker pairs'
+        k; rows for the places, the joker pairs and each set's k and z, then one per old set,
+        then each set's y. (Its relaxation has several optimal vertices; the branch and bound's
+        trees follow the one HiGHS reaches, so another order gives other trees.)"""
+        js = sorted(js)
+        cost, upper, cols, vals, heavy = self.cost, self.upper, self.cols, self.vals, self.heavy
+        tile_row, joker_row, count_row, points_row = self.tile_row, self.joker_row, self.count_row, self.points_row
+        # (Written out, not through _column: a full table's programme has 10,000 columns or more.)
+        x: list[int] = []
+        for j in js:
+            col = len(cost)
+            x.append(col)
+            self.column[j] = col
+            st = self.tallies[j]
+            for t, k in st.items():
+                cols[tile_row[t]].append(col)
+                vals[tile_row[t]].append(k)
+            if count_row >= 0:
+                cols[count_row].append(col)
+                vals[count_row].append(len(self.sets[j]))
+            if points_row >= 0:
+                cols[points_row].append(col)
+                vals[points_row].append(self.points[j])
+            if _JOKER in st:
+                cols[joker_row].append(col)
+                vals[joker_row].append(-st[_JOKER])
+            cost.append(float(-heavy * self.points[j]))
+            upper.append(self.bound[j])
+        y: list[list[int]] = []
+        for j in js:
+            pairs = self.pairs_of[j]
+            y.append(list(range(len(cost), len(cost) + len(pairs))))
+            cost.extend(float(both - w) for _i, w, both in pairs)
+            upper.extend([1] * len(pairs))
+        z: list[list[int]] = []
+        for j in js:
+            z.append([])
+            for v in self.places[j]:
+                col = len(cost)
+                z[-1].append(col)
+                cols[joker_row].append(col)
+                vals[joker_row].append(1)
+                if points_row >= 0:
+                    cols[points_row].append(col)
+                    vals[points_row].append(v)
+                cost.append(float(-heavy * v))
+                upper.append(self.bound[j])
+        k: list[list[int]] = []
+        for j in js:
+            k.append([])
+            for _i, _w, both in self.pairs_of[j]:
+                k[-1].append(len(cost) if both else -1)
+                if both:
+                    cost.append(-1.0)
+                    upper.append(both)
+        lo, hi = self.lo, self.hi
+        own_cols: list[list[int]] = []
+        own_vals: list[list[int]] = []
+        for n, j in enumerate(js):
+            for col in z[n]:
+                own_cols.append([col, x[n]])
+                own_vals.append([1, -1])
+        for n, j in enumerate(js):
+            for (_i, _w, both), y_col, k_col in zip(self.pairs_of[j], y[n], k[n]):
+                if both:
+                    own_cols.append([k_col, y_col])
+                    own_vals.append([1, -both])
+        for n, j in enumerate(js):
+            k_cols = [c for c in k[n] if c >= 0]
+            if k_cols:
+                own_cols.append([*k_cols, *z[n], x[n]])
+                own_vals.append([1] * (len(k_cols) + len(z[n])) + [-self.tallies[j][_JOKER]])
+        by_old: list[list[int]] = [[] for _i in range(self.old_count)]
+        for n, j in enumerate(js):
+            for (i, _w, _both), col in zip(self.pairs_of[j], y[n]):
+                by_old[i].append(col)
+        first = len(lo)
+        self.old_row = list(range(first + len(own_cols), first + len(own_cols) + len(by_old)))
+        own_cols += by_old
+        own_vals += [[1] * len(c) for c in by_old]
+        for n, j in enumerate(js):
+            if y[n]:
+                own_cols.append([*y[n], x[n]])
+                own_vals.append([1] * len(y[n]) + [-1])
+        cols += own_cols
+        vals += own_vals
+        lo += [-math.inf] * len(own_cols)
+        hi += [0] * len(own_cols)
+        for r in self.old_row:
+            lo[r], hi[r] = 0, 1
+
+    def add(self, js: Iterable[int]) -> tuple[list[int], list[int], list[float]]:
+        """Add the sets ``js`` after :meth:`start` (each set's columns together, then its own
+        rows at the end); returns the new columns' entries in the rows there before, by column
+        (starts, rows, values), for HiGHS's ``addCols``."""
+        first = len(self.cost)
+        for j in js:
+            u = self.bound[j]
+            x_col = self.column[j] = self._column(float(-self.heavy * self.points[j]), u, self._x_entries(j))
+            y_cols: list[int] = []
+            k_cols: list[int] = []
+            for i, w, both in self.pairs_of[j]:
+                # (The pair's joker part moves to its k column.)
+                y_cols.append(self._column(float(both - w), 1, [(self.old_row[i], 1)]))
+                if both:
+                    k_cols.append(self._column(-1.0, both, ()))
+                    self._row(-math.inf, 0, [k_cols[-1], y_cols[-1]], [1, -both])
+            z_cols = []
+            for v in self.places[j]:
+                z_cols.append(self._column(float(-self.heavy * v), u, self._z_entries(v)))
+                self._row(-math.inf, 0, [z_cols[-1], x_col], [1, -1])
+            if k_cols:
+                self._row(-math.inf, 0, [*k_cols, *z_cols, x_col], [1] * (len(k_cols) + len(z_cols)) + [-self.tallies[j][_JOKER]])
+            if y_cols:
+                self._row(-math.inf, 0, [*y_cols, x_col], [1] * len(y_cols) + [-1])
+        # (The new columns' entries in the rows there before: the shared rows, read back.)
+        new_at: list[list[tuple[int, int]]] = [[] for _c in range(len(self.cost) - first)]
+        for r in [*(r for r in self.tile_row if r >= 0), self.count_row, self.points_row, self.joker_row, *self.old_row]:
+            if r < 0:
+                continue
+            cols, vals = self.cols[r], self.vals[r]
+            for n in range(len(cols) - 1, -1, -1):
+                if cols[n] < first:
+                    break
+                new_at[cols[n] - first].append((r, vals[n]))
+        starts, at, by = [], [], []
+        for entries in new_at:
+            starts.append(len(at))
+            for r, v in entries:
+                at.append(r)
+                by.append(v)
+        starts.append(len(at))
+        return starts, at, by
+
+    def rows(self) -> _Rows:
+        """The whole programme as rows, in HiGHS's order."""
+        rows = _Rows()
+        starts = rows.starts
+        for c in self.cols:
+            starts.append(starts[-1] + len(c))
+        rows.cols = list(chain.from_iterable(self.cols))
+        rows.vals = list(chain.from_iterable(self.vals))
+        rows.lo, rows.hi, rows.count = list(self.lo), list(self.hi), len(self.lo)
+        return rows
+
+    def pricing(self, js: Iterable[int], dual: Sequence[float]) -> list[float]:
+        """For each set of ``js`` (left out), a lower bound on its reduced cost (minimising) at the
+        shared rows' duals ``dual`` (HiGHS's row duals: a column's reduced cost is its cost less
+        its entries times them), its own rows given the duals that suit it best: its x's reduced
+        cost plus, with x_s = 1, the most its z, y and k can take off (each z alone, the best y
+        with its k; the cap on its k and z together left out, which only lowers the bound).
+        None below 0 means: with the set in, the relaxation keeps its value (its own rows' right-hand
+        sides are 0, and duals there exist that make every one of its columns' reduced costs
+        nonnegative), and by those duals a point laying a copy of it is worth at most the
+        relaxation's value less the bound (see :func:`_places_search`)."""
+        heavy = self.heavy
+        tile = [dual[r] if r >= 0 else 0.0 for r in self.tile_row]
+        count = dual[self.count_row] if self.count_row >= 0 else 0.0
+        pts = dual[self.points_row] if self.points_row >= 0 else 0.0
+        joker = dual[self.joker_row]
+        old = [dual[r] for r in self.old_row]
+        out = []
+        for j in js:
+            st = self.tallies[j]
+            p = self.points[j]
+            d = -heavy * p - sum(k * tile[x] for x, k in st.items()) - len(self.sets[j]) * count - p * pts
+            d += st.get(_JOKER, 0) * joker
+            for v in self.places[j]:
+                dz = -heavy * v - v * pts - joker
+                if dz < 0:
+                    d += dz
+            best = 0.0
+            for i, w, _both in self.pairs_of[j]:
+                dy = -w - old[i]  # (y's cost both - w, less its k's: both at -1)
+                if dy < best:
+                    best = dy
+            out.append(d + best)
+        return out
+
+
+_RESERVE_FROM = 6
+"""Sets with a joker and this many tiles or more are left out of the most-points programme with
+a move known until the duals say they could help (:func:`_places_search`): on the full tables
+with a rack joker, the long runs with a joker, most of its rows and columns."""
+
+
+def _places_search(
+    programme: _PlacesProgramme, time_limit: float, known: int | None, relaxations: int | None, mip: bool,
+) -> tuple[tuple[int, list[float] | None] | None, list[int] | None]:
+    """What :func:`_branch_and_bound` (or with ``mip`` :func:`_mip`) returns for the programme with
+    joker places, and each set's copies in the point found (None with no point).
+
+    With the most points asked for and a move known (``known``: the full tables, where the fast
+    search's most-tiles move is the cut-off), column generation at the root and reduced-cost
+    fixing below it. The programme starts without the long runs with a joker
+    (``_RESERVE_FROM``: 40-55% of the sets and most of the rows on a full table with a rack
+    joker, in an optimum almost never). After its relaxation, each left-out set is priced
+    (:meth:`_PlacesProgramme.pricing`); those that could raise its value come in and it is solved
+    again, until none could: its value is then the whole programme's. The search runs on the
+    programme without the others. A point laying a copy of a set left out is worth at most the
+    relaxation's value less the set's bound, so a set whose bound leaves no room above the best
+    point found (or above ``known``, when nothing beats it) is proven useless; the others come
+    in (those priced at 0 before the search, ``_TIED``), and a second search looks only at points laying one of them (a row: their copies at
+    least 1), from the root's basis (the Gomory cuts of the first search hold only without
+    them), the best found known. The other sets stay useless: the best only grows.
+
+    Otherwise (no move known: the tables under 40 tiles, whose searches are longer and follow
+    the relaxation's vertex, see ``referee/SOLVER.md``, session 18) every set is in, in the
+    order the programme always had, so their searches are as before."""
+    import highspy
+
+    start = time.perf_counter()
+    sets = programme.sets
+    reserve = [] if known is None or not programme.heavy else [
+        j for j, s in enumerate(sets) if _JOKER in s and len(s) >= _RESERVE_FROM
+    ]
+    if not reserve:
+        programme.start(range(len(sets)))
+        rows, n = programme.rows(), len(programme.cost)
+        if mip:
+            found = _mip(rows, programme.cost, programme.upper, n, time_limit, known)
+        else:
+            found = _branch_and_bound(
+                rows, programme.cost, programme.upper, n, time_limit, known, relaxations, cut_rounds=CUT_ROUNDS,
+            )
+        return found, _set_copies(programme, found)
+    left_out = set(reserve)
+    programme.start(j for j in range(len(sets)) if j not in left_out)
+    h = _highs(programme.rows(), programme.cost, programme.upper)
+    kinds = highspy.HighsModelStatus
+    while True:
+        left = time_limit - (time.perf_counter() - start)
+        if left <= 0:
+            return None, None
+        h.setOptionValue("time_limit", left)
+        h.run()
+        status = h.getModelStatus()
+        if status != kinds.kOptimal:
+            if status == kinds.kTimeLimit or not reserve:
+                return None, None
+            # (No point without them: every set in.)
+            _add_to(h, programme, reserve)
+            reserve = []
+            continue
+        bounds = programme.pricing(reserve, h.getSolution().row_dual)
+        wanted = [j for j, b in zip(reserve, bounds) if b < -_PRICE_TOLERANCE]
+        if not wanted:
+            break
+        _add_to(h, programme, wanted)
+        reserve, bounds = _without(reserve, bounds, wanted)
+    root = -h.getInfo().objective_function_value  # (the whole programme's relaxation)
+    # The sets the duals price at 0 (alternatives the relaxation is indifferent to) come in
+    # now: where the best point lies a unit below the relaxation, the bound cannot rule them
+    # out, and the search again for them cost more than having them in (see _TIED).
+    tied = [j for j, b in zip(reserve, bounds) if b < _TIED]
+    if tied:
+        _add_to(h, programme, tied)
+        reserve, bounds = _without(reserve, bounds, tied)
+        h.run()  # (no pivot: their reduced costs are 0, the basis stays optimal)
+    basis = h.getBasis()
+    rows = programme.rows()
+
+    def search(rows: _Rows, known: int | None, h: Any) -> tuple[int, list[float] | None] | None:
+        left = time_limit - (time.perf_counter() - start)
+        n = len(programme.cost)
+        if mip:
+            return _mip(rows, programme.cost, programme.upper, n, left, known)
+        return _branch_and_bound(rows, programme.cost, programme.upper, n, left, known, relaxations, CUT_ROUNDS, h=h)
+
+    found = search(rows, known, h)
     if found is None:
+        return None, None
+    # A point laying a set left out is worth at most root - its bound (an integer).
+    late = [j for j, b in zip(reserve, bounds) if math.floor(root - b + 1e-6) > found[0]]
+    if not late:
+        return found, _set_copies(programme, found)
+    # Those sets in, and the search again for points laying one of them at least (the best of
+    # the others is found already): from the root's basis (the cuts of the first search may
+    # not hold with them), the best found known. The other sets left out stay useless: their
+    # bounds were no higher than what was found, and the best only grows.
+    h = _highs(rows, programme.cost, programme.upper)
+    h.setBasis(basis)
+    _add_to(h, programme, late)
+    cols = [programme.column[j] for j in late]
+    programme._row(1, math.inf, cols, [1] * len(cols))
+    h.addRow(1, math.inf, len(cols), cols, [1.0] * len(cols))
+    again = search(programme.rows(), found[0], h)
+    if again is None:
+        return None, None
+    best = again if again[1] is not None else found
+    return best, _set_copies(programme, best)
+
+
+_PRICE_TOLERANCE = 1e-7
+"""A left-out set comes in when its reduced cost's bound is below minus this (HiGHS's dual
+feasibility tolerance)."""
+
+_TIED = 1e-6
+"""A left-out set whose bound is below this once the root is priced (0: the relaxation is
+indifferent to it) comes in before the search. Measured (session 18, the large tables with
+jokers of the benchmark, old and new code alternating in one sitting): without it worst 401 ms
+(random-large-J-004: the best point a unit below the relaxation, five such sets, and a second
+search of 292 ms for them), with it 214 ms; bringing in the sets below one tile kept instead
+(1.0): worst 471 ms (large-J-016, a longer search)."""
+
+
+def _without(reserve: list[int], bounds: list[float], taken: list[int]) -> tuple[list[int], list[float]]:
+    """``reserve`` and its ``bounds`` without the sets ``taken``."""
+    gone = set(taken)
+    keep = [k for k, j in enumerate(reserve) if j not in gone]
+    return [reserve[k] for k in keep], [bounds[k] for k in keep]
+
+
+def _add_to(h: Any, programme: _PlacesProgramme, js: list[int]) -> None:
+    """Add the sets ``js`` to ``programme`` and to the HiGHS instance ``h`` holding it (columns,
+    then their own rows: the basis stays, the new columns at 0 and the new rows basic)."""
+    first_col = len(programme.cost)
+    first_row = len(programme.lo)
+    starts, at, by = programme.add(js)
+    n = len(programme.cost) - first_col
+    h.addCols(n, programme.cost[first_col:], [0.0] * n, [float(u) for u in programme.upper[first_col:]],
+              len(at), starts[:-1], at, by)
+    own_cols = programme.cols[first_row:]
+    starts = [0]
+    for cols in own_cols:
+        starts.append(starts[-1] + len(cols))
+    h.addRows(len(own_cols), programme.lo[first_row:], programme.hi[first_row:], starts[-1], starts[:-1],
+              [c for cols in own_cols for c in cols], [v for vals in programme.vals[first_row:] for v in vals])
+
+
+def _set_copies(programme: _PlacesProgramme, found: tuple[int, list[float] | None] | None) -> list[int] | None:
+    """Each set's copies in the point ``found`` (None without one)."""
+    if found is None or found[1] is None:
         return None
-    value, x = found
-    if x is None:  # nothing better than the arrangement known
-        if most_points:
-            return LeastArrangement(0, total - value % heavy, (), seconds, value // heavy - table_points)
-        return LeastArrangement(count if count is not None else 0, total - value, (), seconds)
-    # (Split: a set's copies are its columns together, integral where each need not be.)
-    copies = [round(x[j] + sum(x[c] for c in of_set[j])) for j in range(nx)]
-    most = None
-    if most_points:  # (the points part is a multiple of heavy; what is left is the tiles kept)
-        most = value // heavy - table_points
-        value %= heavy
-    new_sets = tuple(readable_set(sets[j]) for j, k in enumerate(copies) for _copy in range(k))
-    laid = sum(len(s) for s in new_sets) - total
-    kept = value - big * (laid + total)
-    return LeastArrangement(laid, total - kept, new_sets, seconds, most)
+    x = found[1]
+    return [round(x[c]) if 0 <= c < len(x) else 0 for c in programme.column]  # (sets added since: none)
 
 
 _SPLIT = True
@@ -859,6 +1275,7 @@ _MIP_OPTIONS: tuple[tuple[str, Any], ...] = (
 def _branch_and_bound(
     rows: _Rows, cost: list[float], upper: list[int], whole: int, time_limit: float, known: int | None,
     relaxations: int | None = None, cut_rounds: int = 0, copies: list[list[int]] | None = None,
+    h: Any = None,
 ) -> tuple[int, list[float] | None] | None:
     """Maximise -cost over the programme ``rows`` (columns 0 to ``upper``), the first ``whole``
     columns integral, by branch and bound on HiGHS's dual simplex: each node changes one
@@ -877,7 +1294,8 @@ def _branch_and_bound(
     start = time.perf_counter()
     if time_limit <= 0:
         return None
-    h = _highs(rows, cost, upper)
+    if h is None:
+        h = _highs(rows, cost, upper)
     n = len(cost)
     best = [known if known is not None else -(1 << 60)]
     solution: list[list[float] | None] = [None]

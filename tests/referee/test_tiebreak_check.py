@@ -694,3 +694,107 @@ def test_least_arrangement_turns_the_collector_back_on() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def _count_generation(monkeypatch: pytest.MonkeyPatch, reserve_from: int | None = None) -> dict[str, int]:
+    """Column generation (session 18) on: a move known on every table (so the most-points
+    programme leaves its long runs with a joker out until priced in) and, with
+    ``reserve_from``, every set with a joker of that many tiles left out; a tally of the sets
+    priced in at the root and of the searches run again for sets a bound could not rule out."""
+    import referee.solver.api as api
+    import referee.solver.least as least
+
+    monkeypatch.setattr(api, "_FIRST_MOVE_FROM", 0)
+    if reserve_from is not None:
+        monkeypatch.setattr(least, "_RESERVE_FROM", reserve_from)
+    tally = {"added": 0, "again": 0}
+    real_add, real_search, real_bb = least._add_to, least._places_search, least._branch_and_bound
+    searches = [0]
+
+    def add(h, programme, js):  # type: ignore[no-untyped-def]
+        tally["added"] += len(js)
+        real_add(h, programme, js)
+
+    def branch_and_bound(*args, **kwargs):  # type: ignore[no-untyped-def]
+        searches[0] += kwargs.get("h") is not None  # (a search of the programme being generated)
+        return real_bb(*args, **kwargs)
+
+    def places_search(*args, **kwargs):  # type: ignore[no-untyped-def]
+        searches[0] = 0
+        found = real_search(*args, **kwargs)
+        tally["again"] += searches[0] > 1
+        return found
+
+    monkeypatch.setattr(least, "_add_to", add)
+    monkeypatch.setattr(least, "_branch_and_bound", branch_and_bound)
+    monkeypatch.setattr(least, "_places_search", places_search)
+    return tally
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_exact_tiebreak_points_sets_priced_in_match_brute_force(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Column generation and reduced-cost fixing (session 18): with every set holding a joker
+    left out of the most-points programme at first (``_RESERVE_FROM`` 3) and a move known, the
+    sets the optimum needs come back, priced in at the root or let in by the bound after the
+    search: the same points and fewest moved as the brute force. (Pricing nothing in fails it;
+    so does leaving out the check after the search.)"""
+    tally = _count_generation(monkeypatch, reserve_from=3)
+    rng = random.Random(3100 + seed)
+    positions = [_long_run_position(rng) for _ in range(4)]
+    positions += [_tiny_position(random.Random(3200 + 8 * seed + k), moving=True) for k in range(4)]
+    for old, rack in positions:
+        move = best_move(old, rack, objective="points", tiebreak="exact")
+        assert (None if move is None else (move.points, -len(move.moved))) == _brute_points(old, rack)
+        if move is not None:
+            sets = [list(s) for s in move.sets]
+            assert move.least_moved and all(check_set(s).valid for s in sets)
+            assert Counter(t for s in sets for t in s) == Counter([t for s in old for t in s] + list(move.placed))
+    assert tally["added"] > 0
+
+
+@needs_positions
+def test_exact_tiebreak_points_long_run_with_a_joker_priced_in() -> None:
+    """large-J-024: without its long runs with a joker the most-points programme's relaxation is
+    50,225 against 50,226.25 and its best move moves 6 table tiles; the run the optimum needs is
+    priced back in at the root, and the move moves 5, as the programme with every set gave."""
+    import referee.solver.least as least
+
+    position = next(p for p in _positions() if p["id"] == "large-J-024")
+    table, rack = [parse_tiles(m) for m in position["table_melds"]], parse_tiles(position["rack"])
+    with pytest.MonkeyPatch.context() as patch:
+        tally = _count_generation(patch)
+        move = best_move(table, rack, objective="points", tiebreak="exact")
+    assert move is not None and (move.points, len(move.moved), move.least_moved) == (86, 5, True)
+    assert tally["added"] > 0
+    with pytest.MonkeyPatch.context() as patch:
+        # (Every left-out set priced a tile kept below the relaxation: none comes in, and the
+        # bound lets none in after the search either. What the test guards against.)
+        patch.setattr(least._PlacesProgramme, "pricing", lambda self, js, dual: [1.0 for _j in js])
+        unpriced = best_move(table, rack, objective="points", tiebreak="exact")
+    assert unpriced is not None and (unpriced.points, len(unpriced.moved)) == (86, 6)
+
+
+# Found by a search over random tiny positions (session 18): with every set of that many tiles
+# or more holding a joker left out, the best point without them lies below the relaxation by
+# more than a left-out set's bound, and the best move lays that set.
+_SEARCHED_AGAIN = [
+    ("J R9 R10 R11 | K3 R3 O3", "R8 R5 J", 4),
+    ("K5 B5 R5 O5 | K11 O11 R11 | K8 K9 K10", "R3 K2 O8 J", 4),
+    ("J R3 R4 R5 | R8 O8 K8", "R6 R7 J", 5),
+    ("K2 K3 K4 K5 K6 | J O3 B3", "K6 K1 K2 J", 5),
+]
+
+
+@pytest.mark.parametrize(("table", "rack", "reserve_from"), _SEARCHED_AGAIN)
+def test_exact_tiebreak_points_search_again_for_sets_the_bound_lets_in(
+    table: str, rack: str, reserve_from: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the best point found lies further below the relaxation than a left-out set's
+    bound, the set comes in and the search runs again for points laying it: here the best
+    move is found there, the same points and fewest moved as the brute force. (Without that
+    check, or with the search again asking for two such sets, it fails.)"""
+    tally = _count_generation(monkeypatch, reserve_from=reserve_from)
+    old, tiles = parse_table(table), parse_tiles(rack)
+    move = best_move(old, tiles, objective="points", tiebreak="exact")
+    assert move is not None and (move.points, -len(move.moved)) == _brute_points(old, tiles) and move.least_moved
+    assert tally["again"] == 1
