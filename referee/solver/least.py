@@ -999,7 +999,7 @@ class _PlacesProgramme:
 _RESERVE_FROM = 6
 """Sets with a joker and this many tiles or more are left out of the most-points programme with
 a move known until the duals say they could help (:func:`_places_search`): on the full tables
-with a rack joker, the long runs with a joker, most of its rows and columns."""
+with a rack joker, the long runs with a joker: about half of its rows and columns."""
 
 
 def _places_search(
@@ -1009,18 +1009,19 @@ def _places_search(
     joker places, and each set's copies in the point found (None with no point).
 
     With the most points asked for and a move known (``known``: the full tables, where the fast
-    search's most-tiles move is the cut-off), column generation at the root and reduced-cost
-    fixing below it. The programme starts without the long runs with a joker
-    (``_RESERVE_FROM``: 40-55% of the sets and most of the rows on a full table with a rack
-    joker, in an optimum almost never). After its relaxation, each left-out set is priced
-    (:meth:`_PlacesProgramme.pricing`); those that could raise its value come in and it is solved
-    again, until none could: its value is then the whole programme's. The search runs on the
+    search's most-tiles move is the cut-off), column generation at the root and reduced-cost fixing
+    below it. The programme starts without the long runs with a joker (``_RESERVE_FROM``: a third to
+    three fifths of the sets and about half of the rows on a full table with a rack joker, in the
+    root's optimum one at most, see ``referee/SOLVER.md``). After its relaxation, each left-out set
+    is priced (:meth:`_PlacesProgramme.pricing`); those that could raise its value come in and it is
+    solved again, until none could: its value is then the whole programme's. The search runs on the
     programme without the others. A point laying a copy of a set left out is worth at most the
     relaxation's value less the set's bound, so a set whose bound leaves no room above the best
-    point found (or above ``known``, when nothing beats it) is proven useless; the others come
-    in (those priced at 0 before the search, ``_TIED``), and a second search looks only at points laying one of them (a row: their copies at
-    least 1), from the root's basis (the Gomory cuts of the first search hold only without
-    them), the best found known. The other sets stay useless: the best only grows.
+    point found (or above ``known``, when nothing beats it) is proven useless; the others come in
+    (those priced at 0 before the search, ``_TIED``), and a second search looks only at points
+    laying one of them (a row: their copies at least 1), from the root's basis (the Gomory cuts of
+    the first search hold only without them), the best found known. The other sets stay useless: the
+    best only grows.
 
     Otherwise (no move known: the tables under 40 tiles, whose searches are longer and follow
     the relaxation's vertex, see ``referee/SOLVER.md``, session 18) every set is in, in the
