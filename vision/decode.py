@@ -39,7 +39,8 @@ Racks (the player said so, or one is seen; :mod:`vision.layout`) are read as rac
   Editions that print no mark under either (issue 14's white edition) leave the reader to guess
   the tile's up from a glyph it never saw. Validation (session 18, models/README.md): 3 rack tiles
   mended, none broken (rendered rack val 0.9705 -> 0.9717); on the real photos no reading changes
-  (the loop agrees with every upright 6 and 9 it finds there: 137 of 137);
+  (on the real training photos the loop agrees with the label on every upright 6 and 9 where it
+  finds one: 137 of 137);
 * a short, wide box (under ``BAR_MAX_HEIGHT`` of the rack tiles' height, wider than tall) on a
   rack's span, with no box of its height beside it, is the rack's bar or its wordmark, not a tile:
   it is left out and listed in ``not_tiles`` (tiles lying flat in a line on the table, in front of
