@@ -387,6 +387,12 @@ def _swap_six_nine(row: np.ndarray) -> np.ndarray:
     return out
 
 
+def _unsure_six_or_nine(row: np.ndarray) -> bool:
+    """Whether a tile's reading is a 6 or a 9 under ``CONFIDENT`` (a readable tile, not a joker)."""
+    top = int(row.argmax())
+    return bool(row.sum() > 0) and row[top] < CONFIDENT and top != JOKER.index and top % 13 + 1 in (6, 9)
+
+
 def _orientation_flips(probs: np.ndarray, up_xy: np.ndarray, groups: list[list[int]]) -> list[int]:
     """Tiles read as 6 or 9 without confidence whose up vector opposes the rest of their set or
     rack (at least two others with known, agreeing up vectors)."""
@@ -397,9 +403,7 @@ def _orientation_flips(probs: np.ndarray, up_xy: np.ndarray, groups: list[list[i
         if len(known) < 3:
             continue
         for i in known:
-            row = probs[i]
-            top = int(row.argmax())
-            if row.sum() <= 0 or row[top] >= CONFIDENT or top == JOKER.index or top % 13 + 1 not in (6, 9):
+            if not _unsure_six_or_nine(probs[i]):
                 continue
             others = up[[j for j in known if j != i]]
             mean = others.mean(axis=0)
@@ -410,7 +414,7 @@ def _orientation_flips(probs: np.ndarray, up_xy: np.ndarray, groups: list[list[i
     return flips
 
 
-def _upright_loops(probs: np.ndarray, det: TileDetections, rack_rows, image_bgr: np.ndarray,
+def _upright_loops(probs: np.ndarray, det: TileDetections, rack_rows: tuple[tuple[int, ...], ...], image_bgr: np.ndarray,
                    image_scale: float) -> list[int]:
     """Rack tiles read as 6 or 9 without confidence, the other number still a candidate
     (``CANDIDATE_FLOOR``), whose bare numeral, seen the way up its rack stands
@@ -429,9 +433,9 @@ def _upright_loops(probs: np.ndarray, det: TileDetections, rack_rows, image_bgr:
             continue
         for i in row_tiles:
             row = probs[i]
-            top = int(row.argmax())
-            if row.sum() <= 0 or row[top] >= CONFIDENT or top == JOKER.index or top % 13 + 1 not in (6, 9):
+            if not _unsure_six_or_nine(row):
                 continue
+            top = int(row.argmax())
             if row[top + 3 if top % 13 + 1 == 6 else top - 3] < CANDIDATE_FLOOR * row.sum():
                 continue  # the reader does not hold the other number possible: a mark or the tile's body told it
             x1, y1, x2, y2 = (float(v) / image_scale for v in det.boxes_xyxy[i])

@@ -398,6 +398,22 @@ def test_exact_tiebreak_points_other_way_matches_brute_force(seed: int, monkeypa
     _assert_a_move(old, rack, move)
 
 
+def _assert_points_like_brute_force(long_seed: int, tiny_seed: int) -> None:
+    """Four positions with long runs and a rack joker (``random.Random(long_seed)``) and four tiny
+    ones (seeds from ``tiny_seed``): the exact tie-break's most points, fewest moved, as the brute
+    force's, proven, valid sets, and every tile of the table and of the move's placed tiles used."""
+    rng = random.Random(long_seed)
+    positions = [_long_run_position(rng) for _ in range(4)]
+    positions += [_tiny_position(random.Random(tiny_seed + k), moving=True) for k in range(4)]
+    for old, rack in positions:
+        move = best_move(old, rack, objective="points", tiebreak="exact")
+        assert (None if move is None else (move.points, -len(move.moved))) == _brute_points(old, rack)
+        if move is not None:
+            sets = [list(s) for s in move.sets]
+            assert move.least_moved and all(check_set(s).valid for s in sets)
+            assert Counter(t for s in sets for t in s) == Counter([t for s in old for t in s] + list(move.placed))
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_exact_tiebreak_points_highs_mip_way_matches_brute_force(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """With the first branch and bound allowed no relaxation and the most-tiles move known on
@@ -408,17 +424,7 @@ def test_exact_tiebreak_points_highs_mip_way_matches_brute_force(seed: int, monk
 
     monkeypatch.setattr(api, "_MOST_POINTS_RELAXATIONS", 0)
     monkeypatch.setattr(api, "_FIRST_MOVE_FROM", 0)
-    rng = random.Random(1700 + seed)
-    positions = [_long_run_position(rng) for _ in range(4)]
-    positions += [_tiny_position(random.Random(1800 + 8 * seed + k), moving=True) for k in range(4)]
-    for old, rack in positions:
-        move = best_move(old, rack, objective="points", tiebreak="exact")
-        assert (None if move is None else (move.points, -len(move.moved))) == _brute_points(old, rack)
-        if move is not None:
-            assert move.least_moved
-            sets = [list(s) for s in move.sets]
-            assert all(check_set(s).valid for s in sets)
-            assert Counter(t for s in sets for t in s) == Counter([t for s in old for t in s] + list(move.placed))
+    _assert_points_like_brute_force(1700 + seed, 1800 + 8 * seed)
 
 
 def _count_cuts(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
@@ -739,16 +745,7 @@ def test_exact_tiebreak_points_sets_priced_in_match_brute_force(seed: int, monke
     search: the same points and fewest moved as the brute force. (Pricing nothing in fails it;
     so does leaving out the check after the search.)"""
     tally = _count_generation(monkeypatch, reserve_from=3)
-    rng = random.Random(3100 + seed)
-    positions = [_long_run_position(rng) for _ in range(4)]
-    positions += [_tiny_position(random.Random(3200 + 8 * seed + k), moving=True) for k in range(4)]
-    for old, rack in positions:
-        move = best_move(old, rack, objective="points", tiebreak="exact")
-        assert (None if move is None else (move.points, -len(move.moved))) == _brute_points(old, rack)
-        if move is not None:
-            sets = [list(s) for s in move.sets]
-            assert move.least_moved and all(check_set(s).valid for s in sets)
-            assert Counter(t for s in sets for t in s) == Counter([t for s in old for t in s] + list(move.placed))
+    _assert_points_like_brute_force(3100 + seed, 3200 + 8 * seed)
     assert tally["added"] > 0
 
 
