@@ -420,28 +420,35 @@ def _upright_loops(probs: np.ndarray, det: TileDetections, rack_rows: tuple[tupl
     (``CANDIDATE_FLOOR``), whose bare numeral, seen the way up its rack stands
     (:func:`vision.glyph.quarter_turns` of the row's up vectors, else the whole rack's), has its
     loop on the other number's side (:func:`vision.glyph.loop_side`)."""
-    from vision.glyph import LOOP_BELOW, loop_side, quarter_turns
+
+    def torn(i: int) -> bool:  # unsure of 6 or 9, the other number still a candidate (else a mark or the tile's body told it)
+        row = probs[i]
+        if not _unsure_six_or_nine(row):
+            return False
+        top = int(row.argmax())
+        return bool(row[top + 3 if top % 13 == 5 else top - 3] >= CANDIDATE_FLOOR * row.sum())
 
     rows = [list(r) for r in rack_rows]
-    whole = quarter_turns(det.up_xy[[i for r in rows for i in r]]) if rows else None
+    looked = {i for r in rows for i in r if torn(i)}
+    if not looked:  # (most racks: no turn to find, no crop to cut)
+        return []
+    from vision.glyph import LOOP_BELOW, loop_side, quarter_turns
+
+    whole = quarter_turns(det.up_xy[[i for r in rows for i in r]])
     h, w = image_bgr.shape[:2]
     swaps = []
     for row_tiles in rows:
+        if looked.isdisjoint(row_tiles):
+            continue
         turns = quarter_turns(det.up_xy[row_tiles]) if len(row_tiles) >= 3 else None
         turns = whole if turns is None else turns
         if turns is None:
             continue
-        for i in row_tiles:
-            row = probs[i]
-            if not _unsure_six_or_nine(row):
-                continue
-            top = int(row.argmax())
-            if row[top + 3 if top % 13 + 1 == 6 else top - 3] < CANDIDATE_FLOOR * row.sum():
-                continue  # the reader does not hold the other number possible: a mark or the tile's body told it
+        for i in looked.intersection(row_tiles):
             x1, y1, x2, y2 = (float(v) / image_scale for v in det.boxes_xyxy[i])
             crop = image_bgr[max(int(y1), 0):min(int(math.ceil(y2)), h), max(int(x1), 0):min(int(math.ceil(x2)), w)]
             side = loop_side(crop, turns) if crop.size else 0
-            if side and (side == LOOP_BELOW) != (top % 13 + 1 == 6):
+            if side and (side == LOOP_BELOW) != (int(probs[i].argmax()) % 13 == 5):
                 swaps.append(i)
     return swaps
 
