@@ -3,6 +3,8 @@ the sets a player laid (:func:`score_sets`, checked first)."""
 
 from __future__ import annotations
 
+import itertools
+
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -174,7 +176,9 @@ def score_sets(
     is found by its face (each shows once); a die written in two sets is the die they share. Each
     ``J`` token takes the next joker die not yet used, so to share a joker give die indices.
     A run is written low to high (high to low is read as the same run). A set of one number and two
-    jokers that could be read either way is taken as a run unless it shares a die with a run.
+    jokers can be read either way: each such set is read as a run or a group, whichever scores the
+    arrangement best (the three-groups or three-runs bonus may hang on it); on a tie, as a run unless
+    it shares a die with a run.
 
     Raises :class:`DiceError` naming the first problem (a die used twice in runs or in groups, a set
     that is neither a run nor a group, a joker whose two sets need different tiles, ...).
@@ -236,10 +240,33 @@ def score_sets(
         if kinds[-1] == "run":
             for d in die_lists[si]:
                 run_dice[d] = si
-    for si, kind in enumerate(kinds):
-        if kind is None:  # both readings possible (one number and two jokers)
-            kinds[si] = "group" if any(d in run_dice for d in die_lists[si]) else "run"
+    # Both readings possible (one number and two jokers): the default first, then the others.
+    either = [si for si, kind in enumerate(kinds) if kind is None]
+    default = {si: "group" if any(d in run_dice for d in die_lists[si]) else "run" for si in either}
+    best: DiceArrangement | None = None
+    first_error: DiceError | None = None
+    for flips in itertools.product((False, True), repeat=len(either)):
+        chosen = list(kinds)
+        for si, flip in zip(either, flips):
+            chosen[si] = default[si] if not flip else ("run" if default[si] == "group" else "group")
+        try:
+            scored = _score_kinds(tiles, die_lists, readings, chosen, rules)
+        except DiceError as error:
+            first_error = first_error or error
+            continue
+        if best is None or scored.score > best.score:
+            best = scored
+    if best is None:
+        assert first_error is not None
+        raise first_error
+    return best
 
+
+def _score_kinds(
+    tiles: list[Tile], die_lists: list[list[int]], readings: list[tuple[Any, int | None]], kinds: list[str],
+    rules: DiceRules,
+) -> DiceArrangement:
+    """:func:`score_sets` with each set's kind decided (``"run"`` or ``"group"``)."""
     built: dict[int, DiceSet] = {}
     in_run: dict[int, int] = {}
     in_group: dict[int, int] = {}
