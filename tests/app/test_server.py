@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.app.conftest import ROOT, start_server, stop_server
+from tests.app.conftest import ROOT, read_qr, start_server, stop_server
 from webapp.certs import ensure_certificate
 
 
@@ -159,6 +159,4 @@ def _decode_terminal_qr(log: str) -> str:
         pairs = [light[c] for c in line]
         rows += [[p[0] for p in pairs], [p[1] for p in pairs]]
     modules = np.array(rows, dtype=np.uint8) * 255
-    image = cv2.resize(modules, None, fx=8, fy=8, interpolation=cv2.INTER_NEAREST)
-    text, _points, _ = cv2.QRCodeDetector().detectAndDecode(image)
-    return text
+    return read_qr(cv2.resize(modules, None, fx=8, fy=8, interpolation=cv2.INTER_NEAREST))
