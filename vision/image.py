@@ -45,6 +45,11 @@ MAX_SIDE = 16_384
 MIN_SIDE = 16
 """Shortest side accepted: below this no tile can be read."""
 
+# HEIF brands (the first box of the file): an iPhone's photos are HEIC by default. Pillow reads
+# them through pillow-heif's plugin, registered on the first such file (:func:`_heif_plugin`).
+_HEIF_BRANDS = (b"ftypheic", b"ftypheix", b"ftyphevc", b"ftypheim", b"ftypheis", b"ftyphevm", b"ftyphevs",
+                b"ftypmif1", b"ftypmsf1")
+
 # Signatures of formats people send by mistake and Pillow can't read: name them in the message.
 _KNOWN_UNSUPPORTED = {
     b"ftypheic": "HEIC",
@@ -116,13 +121,33 @@ def _unsupported_format(data: bytes) -> str | None:
     return None
 
 
+_heif_registered = False
+
+
+def _heif_plugin(data: bytes) -> None:
+    """Let Pillow open HEIC/HEIF photos (an iPhone's default format) when ``data`` is one:
+    pillow-heif's opener (libheif inside its wheel), imported and registered on the first such
+    file only, so reading a JPEG never pays for it. libheif turns the pixels by the file's own
+    rotation and mirror boxes and resets the EXIF orientation to 1, so :func:`_orient` does not
+    turn them twice. Without pillow-heif the file stays unreadable and the error names HEIC."""
+    global _heif_registered
+    if _heif_registered or not any(brand in data[:16] for brand in _HEIF_BRANDS):
+        return
+    try:
+        import pillow_heif
+    except ImportError:
+        return
+    pillow_heif.register_heif_opener()
+    _heif_registered = True
+
+
 def decode_image(
     data: bytes,
     max_bytes: int = MAX_BYTES,
     max_pixels: int = MAX_PIXELS,
     max_side: int = MAX_SIDE,
 ) -> np.ndarray:
-    """Decode photo bytes (JPEG, PNG, WebP, BMP, GIF, TIFF) into an upright BGR uint8 image.
+    """Decode photo bytes (JPEG, PNG, WebP, HEIC, AVIF, BMP, GIF, TIFF) into an upright BGR uint8 image.
 
     EXIF orientation is applied; a damaged EXIF block is ignored (the pixels are still good).
     Raises an :class:`ImageError` subclass, with a sentence and an HTTP status, for an empty or
@@ -170,6 +195,7 @@ def decode_photo(
                 size=_megabytes(len(data)), limit=_megabytes(max_bytes)
             )
         )
+    _heif_plugin(data)
     try:
         # Image.open reads only the header, so the size checks below run before any pixel is
         # decoded: that is what stops a decompression bomb (a tiny file declaring 100k x 100k).
@@ -184,6 +210,8 @@ def decode_photo(
         if isinstance(exc, (Image.DecompressionBombWarning, Image.DecompressionBombError)):
             raise TooManyPixelsError(_too_many_pixels_message(None, max_pixels)) from None
         name = _unsupported_format(data)
+        if name in ("HEIC", "HEIF") and _heif_registered:  # a HEIC we can read, but not this one
+            raise CorruptImageError(_("The photo is damaged and can't be opened: take or choose it again.")) from None
         if name:
             raise NotAnImageError(
                 _("This is a {format} file, which the server can't read: send a JPEG or PNG photo.").format(format=name)

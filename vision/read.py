@@ -67,7 +67,7 @@ def _error(message: object) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.read", description="Read the Rummikub tiles in a photo.")
-    parser.add_argument("photo", help="JPEG or PNG photo of a table or a rack")
+    parser.add_argument("photo", help="photo of a table or a rack: JPEG, PNG, HEIC (an iPhone's) or WebP")
     parser.add_argument("--json", action="store_true", help="print one JSON object (see docs/design.md)")
     parser.add_argument("--overlay", metavar="OUT.png", help="also draw the reading on the photo into this file")
     which = parser.add_mutually_exclusive_group()

@@ -308,7 +308,7 @@ def _preset_rules(preset: str, rules_json: str | None) -> RuleSet:
 
 @router.post("/photo/read", response_model=ReadingOut, responses=PHOTO_ERRORS, summary="Read a table or rack photo")
 async def read_photo(
-    photo: UploadFile = File(description="JPEG or PNG photo (EXIF orientation is applied)."),
+    photo: UploadFile = File(description="JPEG, PNG, HEIC or WebP photo (EXIF orientation is applied)."),
     mode: Mode = Form("table", description='"table" for the table, "rack" for one player\'s rack.'),
     preset: Literal["classic", "xp"] = Form("classic", description="Tile set (2 or 3 copies of each tile)."),
     profile: str | None = Form(None, max_length=100, description=PROFILE_FIELD),

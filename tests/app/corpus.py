@@ -105,7 +105,7 @@ def bad_uploads() -> list[Upload]:
         Upload("garbage EXIF", "exif.jpg", with_garbage_exif(jpeg), (200, 422)),
         Upload("50 MB upload", "big.jpg", jpeg + b"\0" * (50 * 1024 * 1024), (413,)),
         Upload("PDF named .jpg", "scan.jpg", b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n" * 10, (415,)),
-        Upload("HEIC photo", "IMG_0001.heic", b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + b"\0" * 200, (415,)),
+        Upload("damaged HEIC photo", "IMG_0001.heic", b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + b"\0" * 200, (422,)),
         Upload("one pixel", "dot.png", _png_of(np.zeros((1, 1, 3), np.uint8)), (422,)),
         Upload("PNG with bad checksum", "crc.png", _break_png_crc(_png_of(np.zeros((64, 64, 3), np.uint8))), (422,)),
     ]

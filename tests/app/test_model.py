@@ -60,6 +60,28 @@ def test_rack_photo(model_client: TestClient) -> None:
     assert reading["rack_points"] >= 0 and parse_tiles(reading["rack_tiles"]) is not None
 
 
+def test_an_iphones_heic_photo_reads_as_its_jpeg(model_client: TestClient) -> None:
+    """An iPhone stores its photos as HEIC: uploaded as they are, they read like the JPEG."""
+    import io
+
+    import pillow_heif
+    from PIL import Image
+
+    photo = demo_photo()
+    pillow_heif.register_heif_opener()
+    heic = io.BytesIO()
+    Image.open(photo).save(heic, format="HEIF", quality=95)
+    jpeg_reading = _read(model_client, photo)
+    r = model_client.post("/api/photo/read", files={"photo": ("IMG_0001.HEIC", heic.getvalue(), "image/heic")},
+                          data={"mode": "table"})
+    assert r.status_code == 200, r.text
+    reading = r.json()
+    assert reading["image"] == jpeg_reading["image"]
+    tiles = sorted(t["tile"] for t in reading["tiles"])
+    want = sorted(t["tile"] for t in jpeg_reading["tiles"])
+    assert len(tiles) == len(want) and sum(a == b for a, b in zip(tiles, want)) >= len(want) - 2
+
+
 def test_correction_with_real_reading(model_client: TestClient) -> None:
     reading = _read(model_client, demo_photo())
     i = next(k for k, t in enumerate(reading["tiles"]) if t["tile"] not in ("?", "J"))
