@@ -120,7 +120,7 @@ def train_detector(args: argparse.Namespace) -> None:
             # the photo upside down would destroy (tiles have no such cue).
             fliplr=0.5, flipud=0.0 if "dice" in args.data.split(",") else 0.5, degrees=10.0, scale=0.5, mosaic=1.0,
             close_mosaic=close_mosaic if close_mosaic is not None else max(1, args.epochs // 8),
-            hsv_h=0.02, fraction=args.fraction, val=True, verbose=True,
+            hsv_h=0.02, hsv_v=getattr(args, "hsv_v", 0.4), fraction=args.fraction, val=True, verbose=True,
             warmup_epochs=getattr(args, "warmup_epochs", 3.0), cos_lr=getattr(args, "cos_lr", False),
             lrf=getattr(args, "lrf", 0.01),
             # Fine-tuning (lr0 given): AdamW at that rate, and the biases warm up from 0 like the weights
@@ -207,6 +207,9 @@ def main(argv: list[str] | None = None) -> int:
     det.add_argument("--lrf", type=float, default=0.01, help="final learning rate as a share of lr0")
     det.add_argument("--close-mosaic", type=int, default=None,
                      help="last epochs trained without mosaic, on whole pictures as served (default epochs // 8, at least 1)")
+    det.add_argument("--hsv-v", type=float, default=0.4,
+                     help="brightness augmentation: each picture's value (HSV) times a gain drawn from 1 +- this, "
+                          "clipped (ultralytics' 0.4; 0.7 also shows glare that blows white tiles out, and dim rooms)")
     det.add_argument("--workers", type=int, default=2)
     det.add_argument("--fraction", type=float, default=1.0, help="share of the training images to use")
     det.add_argument("--seed", type=int, default=0)
