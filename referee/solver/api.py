@@ -239,6 +239,16 @@ _FIRST_MOVE_FROM = 40
 jokers): without it medians 34 and 64 ms, with it 37 and 71 ms."""
 
 
+_FIRST_MOVE_TABLE_JOKERS = True
+"""Whether the points objective's programme starts from the most-tiles move on a table of
+``_FIRST_MOVE_FROM`` tiles or more also where the jokers all lie on the table (none on the rack:
+the programme without joker places, its branch and bound with a cut-off, cuts after
+``least.CUT_AFTER_KNOWN`` relaxations). Measured (session 19, the large tables with jokers of the
+benchmark and of random seed 11 without a rack joker, paired): random ones worst 515-641 ms ->
+210-266 ms (random-large-J-030), sums -14%; the benchmark's 11 a few milliseconds slower each (the
+move's search), their worst 221 -> 226 ms (large-J-011). See ``referee/SOLVER.md``."""
+
+
 def _most_points_least_moved(
     old_sets: list[list[Tile]], table_tiles: list[Tile], rack: list[Tile], rules: RuleSet, time_limit: float
 ) -> Move | None:
@@ -258,7 +268,9 @@ def _most_points_least_moved(
     # branches; on tables of 28-33 tiles it cost 10% at the medians: see _FIRST_MOVE_FROM.)
     first = None
     rack_joker = any(t.is_joker for t in rack)
-    if rack_joker and len(table_tiles) >= _FIRST_MOVE_FROM:
+    # (Also with jokers on the table only, see _FIRST_MOVE_TABLE_JOKERS.)
+    table_joker = _FIRST_MOVE_TABLE_JOKERS and any(t.is_joker for t in table_tiles)
+    if (rack_joker or table_joker) and len(table_tiles) >= _FIRST_MOVE_FROM:
         table_count = tile_counts(tile_indices(table_tiles))
         rack_count = tile_counts(tile_indices(rack))
         solved = solve_plan(table_count, rack_count, rules, "tiles", None, old_sets, need_move=True)

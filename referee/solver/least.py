@@ -1041,6 +1041,7 @@ def _places_search(
         else:
             found = _branch_and_bound(
                 rows, programme.cost, programme.upper, n, time_limit, known, relaxations, cut_rounds=CUT_ROUNDS,
+                rounds_no_point=_rounds_no_point(programme, known),
             )
         return found, _set_copies(programme, found)
     left_out = set(reserve)
@@ -1084,7 +1085,10 @@ def _places_search(
         n = len(programme.cost)
         if mip:
             return _mip(rows, programme.cost, programme.upper, n, left, known)
-        return _branch_and_bound(rows, programme.cost, programme.upper, n, left, known, relaxations, CUT_ROUNDS, h=h)
+        return _branch_and_bound(
+            rows, programme.cost, programme.upper, n, left, known, relaxations, CUT_ROUNDS, h=h,
+            rounds_no_point=_rounds_no_point(programme, known),
+        )
 
     found = search(rows, known, h)
     if found is None:
@@ -1121,6 +1125,13 @@ jokers of the benchmark, old and new code alternating in one sitting): without i
 (random-large-J-004: the best point a unit below the relaxation, five such sets, and a second
 search of 292 ms for them), with it 214 ms; bringing in the sets below one tile kept instead
 (1.0): worst 471 ms (large-J-016, a longer search)."""
+
+
+def _rounds_no_point(programme: _PlacesProgramme, known: int | None) -> int:
+    """Rounds of cuts for :func:`_branch_and_bound` where it reaches its cut point without a point
+    better than ``known``: ``CUT_ROUNDS_NO_POINT`` on the most-points programme with a move known
+    (the full tables), ``CUT_ROUNDS`` otherwise."""
+    return CUT_ROUNDS_NO_POINT if known is not None and programme.heavy else CUT_ROUNDS
 
 
 def _without(reserve: list[int], bounds: list[float], taken: list[int]) -> tuple[list[int], list[float]]:
@@ -1171,6 +1182,15 @@ CUT_ROUNDS = 2
 ``CUT_AFTER``); 0 for none. Measured (session 9, the points objective's exact tie-break on the
 mid, mid_r24 and large positions with jokers, one process, with and without, interleaved):
 1 round left mid_r24-J-001 at 0.79 s, 3 rounds or 40 cuts a round no better than 2 rounds of 20."""
+
+CUT_ROUNDS_NO_POINT = 8
+"""Rounds of cuts (at most: they stop where no cut is found) on the most-points programme with a
+move known (the full tables) where the search reaches its cut point without a point better than
+that move. Measured (session 19, the random large tables with jokers of seed 11): the search
+after two rounds dived at the relaxation's value without reaching an integral point within its
+budget, and HiGHS's MIP took over (1.2-1.9 s); after eight rounds the relaxation is at or within a
+unit of the optimum and the dive ends in 10-22 relaxations (random-large-J-033 2.0 s -> 0.6 s,
+random-large-J-059 1.8 -> 0.6 s, random-large-J-028 2.6 -> 1.3 s). See ``referee/SOLVER.md``."""
 
 CUT_AFTER = 4
 """Relaxations :func:`_branch_and_bound` solves without cuts before it starts again from its root
@@ -1276,7 +1296,7 @@ _MIP_OPTIONS: tuple[tuple[str, Any], ...] = (
 def _branch_and_bound(
     rows: _Rows, cost: list[float], upper: list[int], whole: int, time_limit: float, known: int | None,
     relaxations: int | None = None, cut_rounds: int = 0, copies: list[list[int]] | None = None,
-    h: Any = None,
+    h: Any = None, rounds_no_point: int | None = None,
 ) -> tuple[int, list[float] | None] | None:
     """Maximise -cost over the programme ``rows`` (columns 0 to ``upper``), the first ``whole``
     columns integral, by branch and bound on HiGHS's dual simplex: each node changes one
@@ -1287,9 +1307,11 @@ def _branch_and_bound(
     ``known``: a value already reached (the fast search's move), closing nodes that cannot beat
     it. ``cut_rounds``: past ``CUT_AFTER`` relaxations (``CUT_AFTER_KNOWN`` with ``known``),
     start again from the root with that many rounds of :func:`_gomory_cuts` added there, the
-    best found kept and ``relaxations`` counted afresh. Returns (value, columns), (known, None)
-    when nothing beats ``known``, or None past ``time_limit`` seconds or when there is no
-    integral point."""
+    best found kept and ``relaxations`` counted afresh; ``rounds_no_point`` rounds instead where
+    the search has found no point better than ``known`` by then (see ``CUT_ROUNDS_NO_POINT``).
+    Where every column of a relaxation's point is near an integer, the point rounded is tried
+    (see :func:`_rounded`). Returns (value, columns), (known, None) when nothing beats ``known``,
+    or None past ``time_limit`` seconds or when there is no integral point."""
     import highspy
 
     start = time.perf_counter()
@@ -1330,10 +1352,23 @@ def _branch_and_bound(
         x = list(h.getSolution().col_value)
         pick, frac = -1, 0.0
         if copies is None:
+            off = 0.0  # (the farthest any column is from an integer)
             for j in range(whole):
                 f = x[j] - math.floor(x[j])
-                if 1e-6 < f < 1 - 1e-6 and f > frac:  # (nearest to rounding up: dives to a solution)
-                    pick, frac = j, f
+                if 1e-6 < f < 1 - 1e-6:
+                    if f > frac:  # (nearest to rounding up: dives to a solution)
+                        pick, frac = j, f
+                    if min(f, 1 - f) > off:
+                        off = min(f, 1 - f)
+            if pick >= 0 and off <= _ROUND_NEAR and whole == n and _ROUNDING:
+                # Every column within a hair of an integer (after cuts, their rows' small
+                # coefficients leave such points): the point rounded, if it holds every row, is
+                # an integral point; worth the node's bound, it closes the node.
+                point = _rounded(rows, cost, x)
+                if point is not None and point[0] > best[0]:
+                    best[0], solution[0] = point
+                    if point[0] >= bound:
+                        return
         else:
             # The copies of a set are its columns together; with every set's copies integral the
             # matching has an integral optimum of the same value (a bipartite b-matching), so
@@ -1404,13 +1439,40 @@ def _branch_and_bound(
                     lower[j], top[j] = 0.0, float(upper[j])
             cap[0] = None
             solved[0] = 0  # (the budget counts the search with cuts)
-            _gomory_cuts(h, rows, upper, cut_rounds, time_limit - (time.perf_counter() - start), whole)
+            rounds = cut_rounds if rounds_no_point is None or solution[0] is not None else rounds_no_point
+            _gomory_cuts(h, rows, upper, rounds, time_limit - (time.perf_counter() - start), whole, best[0])
             node(0)
     except TimeoutError:
         return None
     if solution[0] is None:
         return (known, None) if known is not None else None
     return best[0], solution[0]
+
+
+_ROUNDING = True
+"""Whether :func:`_branch_and_bound` tries the rounded point where every column is within
+``_ROUND_NEAR`` of an integer (see :func:`_rounded`)."""
+
+_ROUND_NEAR = 0.01
+"""How far from an integer a column of a relaxation's point may be for the point to be rounded."""
+
+
+def _rounded(rows: _Rows, cost: list[float], x: list[float]) -> tuple[int, list[float]] | None:
+    """The point ``x`` (every column integral, each near an integer) rounded, with its value
+    (-cost), where it holds every row of ``rows`` (integer coefficients and bounds, so exactly);
+    None where it does not. Measured (session 19, random large tables with jokers, seed 11): after
+    the cuts, the relaxation's point is often integral but for columns 1e-5 off (the cuts' rows
+    have small coefficients), and the search went on branching on them one by one, each branch
+    3-15 ms (random-large-J-015: five levels)."""
+    r = [float(round(v)) for v in x]
+    starts, cols, vals, lo, hi = rows.starts, rows.cols, rows.vals, rows.lo, rows.hi
+    for i in range(rows.count):
+        a = 0.0
+        for k in range(starts[i], starts[i + 1]):
+            a += vals[k] * r[cols[k]]
+        if a < lo[i] - 0.5 or a > hi[i] + 0.5:
+            return None
+    return round(-sum(c * v for c, v in zip(cost, r) if v)), r
 
 
 _LAZY_CHILD = True
@@ -1439,7 +1501,9 @@ def _gmi_weight(a: float, f0: float, continuous: bool) -> float | None:
     return fa / f0 if fa <= f0 else (1.0 - fa) / (1.0 - f0)
 
 
-def _gomory_cuts(h: Any, rows: _Rows, upper: list[int], rounds: int, time_limit: float, whole: int) -> None:
+def _gomory_cuts(
+    h: Any, rows: _Rows, upper: list[int], rounds: int, time_limit: float, whole: int, best: int | None = None,
+) -> None:
     """Solve the root relaxation of ``h`` (the programme ``rows``, columns 0 to ``upper``, the
     first ``whole`` integral) and add up to ``rounds`` rounds of Gomory mixed-integer cuts to
     it, each from a row of the optimal simplex tableau whose basic column is integral and
@@ -1448,7 +1512,9 @@ def _gomory_cuts(h: Any, rows: _Rows, upper: list[int], rounds: int, time_limit:
     y, except on the points programme with a rack joker) and a cut's own row count as
     continuous. Measured on captures of the slowest positions (session 9): two rounds of 20
     close the relaxation's gap to the optimum, or nearly (mid_r24-J-001 11,279 -> 11,154, the
-    optimum; mid_r24-J-000 13,877.3 -> 13,834, the optimum; see ``referee/SOLVER.md``)."""
+    optimum; mid_r24-J-000 13,877.3 -> 13,834, the optimum; see ``referee/SOLVER.md``). ``best``:
+    the best value the search has (an integer); the rounds stop once the relaxation, rounded down,
+    is no better (the root is closed then, whatever more cuts would add)."""
     import highspy
 
     start = time.perf_counter()
@@ -1465,6 +1531,8 @@ def _gomory_cuts(h: Any, rows: _Rows, upper: list[int], rounds: int, time_limit:
         h.run()
         if h.getModelStatus() != optimal:
             return
+        if best is not None and math.floor(-h.getInfo().objective_function_value + 1e-6) <= best:
+            return  # (the root is closed: no cut can open it again)
         solution = h.getSolution()
         x = list(solution.col_value)
         picks = []

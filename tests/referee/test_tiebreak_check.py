@@ -509,10 +509,13 @@ def _count_runs(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
 def test_exact_tiebreak_child_below_solved_late_matches_brute_force(monkeypatch: pytest.MonkeyPatch) -> None:
     """After the cuts (here at every root), a child below is solved only when the search comes
     back to it where the child above is worth the node's bound (``least._LAZY_CHILD``): the same
-    points and fewest moved as the brute force, with fewer simplex iterations than solving it first."""
+    points and fewest moved as the brute force, with fewer simplex iterations than solving it first.
+    (Without session 19's rounded points, which close those nodes before the child below is
+    reached: with them the iterations are the same either way.)"""
     import referee.solver.least as least
 
     _count_cuts(monkeypatch)
+    monkeypatch.setattr(least, "_ROUNDING", False)
     ran = _count_runs(monkeypatch)
     rng = random.Random(2302)  # (three of them where a child below is left: 44 -> 28 iterations, ...)
     positions = [_long_run_position(rng) for _ in range(16)]
@@ -536,9 +539,12 @@ def test_exact_tiebreak_points_child_below_solved_late_on_slow_positions(
     """Two of the slowest mid positions (cuts after ``CUT_AFTER`` relaxations, as they run): the
     same points and fewest moved with and without ``least._LAZY_CHILD``, fewer simplex iterations with.
     (Not always fewer relaxations: on mid_r24-J-001 the dive after the cuts leaves other
-    vertices and goes two levels deeper, 21 relaxations either way.)"""
+    vertices and goes two levels deeper, 21 relaxations either way.) Without session 19's rounded
+    points: with them the nodes the child below was left at close before it is reached (the same
+    iterations either way, and fewer than without them: mid-J-018 3,338 against 3,344 and 3,406)."""
     import referee.solver.least as least
 
+    monkeypatch.setattr(least, "_ROUNDING", False)
     ran = _count_runs(monkeypatch)
     position = next(p for p in _positions() if p["id"] == ident)
     table, rack = [parse_tiles(m) for m in position["table_melds"]], parse_tiles(position["rack"])
@@ -865,3 +871,195 @@ def test_exact_tiebreak_points_search_again_for_sets_the_bound_lets_in(
     move = best_move(old, tiles, objective="points", tiebreak="exact")
     assert move is not None and (move.points, -len(move.moved)) == _brute_points(old, tiles) and move.least_moved
     assert tally["again"] == 1
+
+
+# Session 19: random full tables with jokers (``python -m referee.tools.bench --random 60 --seed 11``)
+# on which the most-points programme's search ran past its relaxations and HiGHS's MIP took over.
+_NO_POINT_POSITIONS = {
+    "random-large-J-059": (
+        "B6 B7 B8 | O5 O6 O7 | O2 O3 O4 O5 O6 | R10 B10 K10 O10 | R4 R5 R6 R7 | B13 R13 K13 | B10 B11 B12 B13 | "
+        "O7 O8 O9 | K5 K6 K7 | R2 R3 R4 R5 R6 | R7 R8 R9 | R10 R11 R12 R13 | K1 K2 K3 K4 | K5 K6 K7 | R1 O1 B1 | "
+        "K11 R11 B11 | K12 R12 B12 | B4 B5 B6 B7 | B1 K1 R1 O1 | K9 O9 R9 | R8 K8 B8",
+        "O12 O13 K8 B2 K4 K2 K11 O2 B9 O8 R3 K12 J J", (112, 1),
+    ),
+    "random-large-J-033": (
+        "R12 K12 B12 O12 | B6 R6 K6 O6 | O7 O8 O9 O10 | O11 O12 O13 | K2 R2 O2 | R11 R12 R13 | B11 B12 B13 | "
+        "R1 R2 R3 | O3 R3 B3 K3 | O5 K5 R5 B5 | R4 R5 R6 | B3 B4 B5 B6 B7 | R9 O9 B9 | K4 O4 R4 | O10 K10 R10 B10 | "
+        "R8 B8 O8 | B8 B9 B10 | K1 K2 K3 K4 | J B11 R11 | B7 O7 R7 | O13 B13 R13 | K11 K12 K13",
+        "R10 B1 K1 B2 K13 K7 R8 O1 B2 B1 O3 R9 K9 J", (80, 4),
+    ),
+}
+
+
+def _count_calls(monkeypatch: pytest.MonkeyPatch, name: str) -> dict[str, int]:
+    """A tally of the calls to ``least.<name>`` from here."""
+    import referee.solver.least as least
+
+    calls = {"calls": 0}
+    real = getattr(least, name)
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls["calls"] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(least, name, counted)
+    return calls
+
+
+@pytest.mark.parametrize("ident", sorted(_NO_POINT_POSITIONS))
+def test_exact_tiebreak_points_more_cut_rounds_without_a_point(ident: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the most-points programme with a move known reaches its cut point without a point
+    better than the move (session 19), ``least.CUT_ROUNDS_NO_POINT`` rounds of cuts: the search
+    then ends within its relaxations, where with two rounds it ran past them and HiGHS's MIP
+    decided; the same points and fewest moved either way."""
+    import referee.solver.least as least
+
+    table, rack, expected = _NO_POINT_POSITIONS[ident]
+    mips = _count_calls(monkeypatch, "_mip")
+    got = {}
+    for rounds in (least.CUT_ROUNDS, least.CUT_ROUNDS_NO_POINT):
+        monkeypatch.setattr(least, "CUT_ROUNDS_NO_POINT", rounds)
+        mips["calls"] = 0
+        move = best_move(parse_table(table), parse_tiles(rack), objective="points", tiebreak="exact")
+        assert move is not None and (move.points, len(move.moved), move.least_moved) == (*expected, True)
+        got[rounds] = mips["calls"]
+    assert got[least.CUT_ROUNDS] > 0 and got[least.CUT_ROUNDS_NO_POINT] == 0
+
+
+def test_gomory_rounds_stop_once_the_root_is_no_better_than_the_best() -> None:
+    """``_gomory_cuts`` with ``best``: no round once the relaxation, rounded down, is no better
+    than the best value found (the root is closed then, whatever the cuts)."""
+    import math
+
+    from referee.solver.least import _gomory_cuts, _highs, _Rows
+
+    rows = _Rows()
+    rows.add_lists([0, 1], [2, 2], -math.inf, 3)  # (max x + y, 2x + 2y <= 3: 1.5 at the root)
+    for best, cuts in ((1, False), (0, True), (None, True)):
+        h = _highs(rows, [-1.0, -1.0], [1, 1])
+        _gomory_cuts(h, rows, [1, 1], 2, 10.0, 2, best)
+        assert (h.getNumRow() > 1) == cuts, best
+
+
+def test_rounded_point_holds_every_row_or_none() -> None:
+    """``_rounded``: a point a hair off integers, rounded, with its value where it holds every
+    row; None where the rounded point breaks one."""
+    import math
+
+    from referee.solver.least import _rounded, _Rows
+
+    rows = _Rows()
+    rows.add_lists([0, 1], [1, 1], 1, 1)  # x + y = 1
+    rows.add_lists([1, 2], [1, -1], -math.inf, 0)  # y <= z
+    assert _rounded(rows, [-3.0, -2.0, 0.0], [1e-5, 0.99999, 1.00001]) == (2, [0.0, 1.0, 1.0])
+    assert _rounded(rows, [-3.0, -2.0, 0.0], [1e-5, 0.99999, 1e-5]) is None
+
+
+def test_exact_tiebreak_points_rounded_points_match_brute_force(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every fractional point of the most-points programme's branch and bound rounded and tried
+    (``_ROUND_NEAR`` 1; session 19 rounds only points a hair off integers), cuts at every root
+    and a move known: the same points and fewest moved as the brute force, rounded points taken
+    on some of them (``test_rounded_point_holds_every_row_or_none`` has one refused)."""
+    import referee.solver.api as api
+    import referee.solver.least as least
+
+    _count_cuts(monkeypatch)
+    monkeypatch.setattr(least, "_ROUND_NEAR", 1.0)
+    monkeypatch.setattr(api, "_FIRST_MOVE_FROM", 0)
+    tally = {True: 0, False: 0}
+    real = least._rounded
+
+    def rounded(*args, **kwargs):  # type: ignore[no-untyped-def]
+        point = real(*args, **kwargs)
+        tally[point is not None] += 1
+        return point
+
+    monkeypatch.setattr(least, "_rounded", rounded)
+    for seed in range(6):
+        _assert_points_like_brute_force(3300 + seed, 3400 + 8 * seed)
+    assert tally[True] > 0
+
+
+@needs_positions
+def test_exact_tiebreak_points_rounding_ends_the_dive() -> None:
+    """random-large-J-015 (seed 11): after the cuts the relaxation's point is integral but for
+    columns 1e-5 off; rounded, it ends the search at once (28 HiGHS runs in all against 38 with
+    the search branching on those columns), the same points and fewest moved."""
+    import referee.solver.least as least
+
+    table = ("R3 O3 K3 | R9 R10 R11 R12 R13 | O7 O8 O9 | R4 R5 R6 R7 R8 | K2 K3 K4 | B5 O5 R5 | B8 J B10 B11 | "
+             "B1 K1 O1 | O1 K1 B1 | K8 B8 R8 O8 | K10 K11 K12 K13 | O11 O12 O13 | O6 K6 R6 | B4 B5 B6 B7 | "
+             "K8 K9 K10 K11 K12 | O9 O10 O11 O12 O13 | B10 B11 B12 B13 | R11 R12 R13 | B7 R7 O7")
+    rack = "K13 B4 B3 R1 O5 K4 B6 K2 K6 R10 K7 B2 K7 J"
+    got = {}
+    for rounding in (False, True):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(least, "_ROUNDING", rounding)
+            runs = _count_highs_runs(patch)
+            move = best_move(parse_table(table), parse_tiles(rack), objective="points", tiebreak="exact")
+        assert move is not None and move.least_moved
+        got[rounding] = (move.points, len(move.moved), runs["runs"])
+    assert got[True][:2] == got[False][:2] == (83, 10)
+    assert got[True][2] < got[False][2]
+
+
+def _count_highs_runs(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """A tally of HiGHS's solves (``run``) in every programme built from here."""
+    import referee.solver.least as least
+
+    ran = {"runs": 0}
+    real = least._highs
+
+    class Counted:
+        def __init__(self, h):  # type: ignore[no-untyped-def]
+            self._h = h
+
+        def run(self):  # type: ignore[no-untyped-def]
+            ran["runs"] += 1
+            return self._h.run()
+
+        def __getattr__(self, name):  # type: ignore[no-untyped-def]
+            return getattr(self._h, name)
+
+    monkeypatch.setattr(least, "_highs", lambda *args, **kwargs: Counted(real(*args, **kwargs)))
+    return ran
+
+
+def _table_joker_position(rng: random.Random) -> tuple[list[list[Tile]], list[Tile]]:
+    """A tiny position (``_tiny_position``) with a joker on the table and none on the rack."""
+    while True:
+        old, rack = _tiny_position(rng, moving=rng.random() < 0.5)
+        if any(JOKER in s for s in old) and JOKER not in rack:
+            return old, rack
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_exact_tiebreak_points_table_jokers_first_move_matches_brute_force(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Jokers on the table only, the most-tiles move known on every table (``_FIRST_MOVE_FROM`` 0;
+    session 19 gives the programme that cut-off on full tables with table jokers, see
+    ``api._FIRST_MOVE_TABLE_JOKERS``): the same points and fewest moved as the brute force."""
+    import referee.solver.api as api
+    import referee.solver.least as least
+
+    monkeypatch.setattr(api, "_FIRST_MOVE_FROM", 0)
+    calls: list[bool] = []
+    real = least.least_arrangement
+
+    def arrangement(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(kwargs.get("most_points", False) and kwargs.get("known") is not None)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(least, "least_arrangement", arrangement)
+    rng = random.Random(3500 + seed)
+    for _ in range(4):
+        old, rack = _table_joker_position(rng)
+        move = best_move(old, rack, objective="points", tiebreak="exact")
+        assert (None if move is None else (move.points, -len(move.moved))) == _brute_points(old, rack)
+        assert move is None or move.least_moved
+    assert any(calls)
+    monkeypatch.setattr(api, "_FIRST_MOVE_TABLE_JOKERS", False)
+    calls.clear()
+    best_move(old, rack, objective="points", tiebreak="exact")
+    assert not any(calls)
