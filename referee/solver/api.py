@@ -246,7 +246,8 @@ the programme without joker places, its branch and bound with a cut-off, cuts af
 ``least.CUT_AFTER_KNOWN`` relaxations). Measured (session 19, the large tables with jokers of the
 benchmark and of random seed 11 without a rack joker, paired): random ones worst 515-641 ms ->
 210-266 ms (random-large-J-030), sums -14%; the benchmark's 11 a few milliseconds slower each (the
-move's search), their worst 221 -> 226 ms (large-J-011). See ``referee/SOLVER.md``."""
+move's search, without the fast mode's tie-break search: 1-2 ms), their worst within the noise
+(large-J-011). See ``referee/SOLVER.md``."""
 
 
 def _most_points_least_moved(
@@ -273,7 +274,11 @@ def _most_points_least_moved(
     if (rack_joker or table_joker) and len(table_tiles) >= _FIRST_MOVE_FROM:
         table_count = tile_counts(tile_indices(table_tiles))
         rack_count = tile_counts(tile_indices(rack))
-        solved = solve_plan(table_count, rack_count, rules, "tiles", None, old_sets, need_move=True)
+        # (With the jokers on the table only, without the fast mode's tie-break search: 1-2 ms
+        # instead of 2-30 on a first solve, see _FIRST_MOVE_TABLE_JOKERS.)
+        solved = solve_plan(
+            table_count, rack_count, rules, "tiles", None, old_sets, need_move=True, improve=rack_joker,
+        )
         if solved is not None:
             first = describe_change(old_sets, table_tiles, solved[0], rack_jokers_high=True)
         if first is not None and not first.placed:
