@@ -244,10 +244,10 @@ _FIRST_MOVE_TABLE_JOKERS = True
 ``_FIRST_MOVE_FROM`` tiles or more also where the jokers all lie on the table (none on the rack:
 the programme without joker places, its branch and bound with a cut-off, cuts after
 ``least.CUT_AFTER_KNOWN`` relaxations). Measured (session 19, the large tables with jokers of the
-benchmark and of random seed 11 without a rack joker, paired): random ones worst 515-641 ms ->
-210-266 ms (random-large-J-030), sums -14%; the benchmark's 11 a few milliseconds slower each (the
-move's search, without the fast mode's tie-break search: 1-2 ms), their worst within the noise
-(large-J-011). See ``referee/SOLVER.md``."""
+benchmark and of random seed 11 without a rack joker, paired): random ones worst 440-641 ms ->
+210-266 ms (random-large-J-030), sums -10 to -14%; the benchmark's 11 within the noise (the move
+found without the fast mode's tie-break search: 1-2 ms; with it their sum was 10% higher). See
+``referee/SOLVER.md``."""
 
 
 def _most_points_least_moved(

@@ -1189,8 +1189,9 @@ move known (the full tables) where the search reaches its cut point without a po
 that move. Measured (session 19, the random large tables with jokers of seed 11): the search
 after two rounds dived at the relaxation's value without reaching an integral point within its
 budget, and HiGHS's MIP took over (1.2-1.9 s); after eight rounds the relaxation is at or within a
-unit of the optimum and the dive ends in 10-22 relaxations (random-large-J-033 2.0 s -> 0.6 s,
-random-large-J-059 1.8 -> 0.6 s, random-large-J-028 2.6 -> 1.3 s). See ``referee/SOLVER.md``."""
+unit of the optimum and the search ends in 1-22 relaxations (paired, two runs, with the rest of
+session 19: random-large-J-033 2.0-2.3 s -> 0.57-0.67 s, random-large-J-059 1.9-2.4 -> 0.58-0.61 s,
+random-large-J-028 2.0-2.3 -> 1.35-1.40 s). See ``referee/SOLVER.md``."""
 
 CUT_AFTER = 4
 """Relaxations :func:`_branch_and_bound` solves without cuts before it starts again from its root
