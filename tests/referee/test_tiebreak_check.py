@@ -1063,3 +1063,195 @@ def test_exact_tiebreak_points_table_jokers_first_move_matches_brute_force(
     calls.clear()
     best_move(old, rack, objective="points", tiebreak="exact")
     assert not any(calls)
+
+
+def _plain_gomory_cuts(h, rows, upper, rounds, time_limit, whole, best=None):  # type: ignore[no-untyped-def]
+    """The Gomory rounds as ``least._gomory_cuts`` computed them before session 19's second
+    attempt: each basic status read from ``getBasis``, each tableau entry's weight by
+    ``_gmi_weight``, every nonzero entry visited. (No time limit: the tests' programmes are small.)"""
+    import math
+    from itertools import compress
+
+    import highspy
+
+    from referee.solver.least import _CUT_FRACTION, _CUTS_PER_ROUND, _gmi_weight
+
+    n, m0 = len(upper), rows.count
+    basic_kind = highspy.HighsBasisStatus.kBasic
+    spans = {}
+    cut_rows = []
+    for _round in range(rounds):
+        h.run()
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return
+        if best is not None and math.floor(-h.getInfo().objective_function_value + 1e-6) <= best:
+            return
+        solution = h.getSolution()
+        x = list(solution.col_value)
+        picks = []
+        for p, v in enumerate(h.getBasicVariables()[1]):
+            if 0 <= v < whole:
+                f = x[v] - math.floor(x[v])
+                if _CUT_FRACTION < f < 1 - _CUT_FRACTION:
+                    picks.append((abs(f - 0.5), p, f))
+        if not picks:
+            return
+        picks.sort()
+        basis = h.getBasis()
+        col_basic = [k == basic_kind for k in basis.col_status]
+        row_basic = [k == basic_kind for k in basis.row_status]
+        r_value = solution.row_value
+        found = []
+        for _half, p, f0 in picks[:_CUTS_PER_ROUND]:
+            trow = h.getReducedRow(p)[1].tolist()
+            brow = h.getBasisInverseRow(p)[1].tolist()
+            coef = [0.0] * n
+            rhs = 1.0
+            valid = True
+            for j in compress(range(n), trow):
+                if col_basic[j]:
+                    continue
+                up = upper[j] > 0 and abs(x[j] - upper[j]) < 1e-7
+                if not up and abs(x[j]) > 1e-7:
+                    valid = False
+                    break
+                w = _gmi_weight(-trow[j] if up else trow[j], f0, j >= whole)
+                if w is None:
+                    continue
+                if up:
+                    coef[j] -= w
+                    rhs -= w * upper[j]
+                else:
+                    coef[j] += w
+            for r_ in compress(range(len(brow)), brow):
+                if not valid:
+                    break
+                if row_basic[r_]:
+                    continue
+                a = -brow[r_]
+                if r_ >= m0:
+                    w = _gmi_weight(a, f0, True)
+                    entries, bound = cut_rows[r_ - m0]
+                    for c_, v_ in entries.items():
+                        coef[c_] += w * v_
+                    rhs += w * bound
+                    continue
+                got = spans.get(r_)
+                if got is None:
+                    begin, end = rows.starts[r_], rows.starts[r_ + 1]
+                    cols_r = rows.cols[begin:end]
+                    got = spans[r_] = (cols_r, rows.vals[begin:end], any(c_ >= whole for c_ in cols_r))
+                cols_r, vals_r, continuous = got
+                if abs(r_value[r_] - rows.lo[r_]) < 1e-7:
+                    up = False
+                elif abs(r_value[r_] - rows.hi[r_]) < 1e-7:
+                    up = True
+                else:
+                    valid = False
+                    break
+                w = _gmi_weight(-a if up else a, f0, continuous)
+                if w is None:
+                    continue
+                sign = -w if up else w
+                for c_, v_ in zip(cols_r, vals_r):
+                    coef[c_] += sign * v_
+                rhs += sign * (rows.hi[r_] if up else rows.lo[r_])
+            if not valid:
+                continue
+            cut = {c_: coef[c_] for c_ in compress(range(n), coef) if abs(coef[c_]) > 1e-9}
+            if not cut or not math.isfinite(rhs):
+                continue
+            sizes = [abs(v_) for v_ in cut.values()]
+            if max(sizes) > 1e6 * min(sizes) or sum(v_ * x[c_] for c_, v_ in cut.items()) > rhs - 1e-4:
+                continue
+            found.append((cut, rhs - 1e-6 * max(1.0, abs(rhs))))
+        if not found:
+            return
+        for cut, lo in found:
+            h.addRow(lo, highspy.kHighsInf, len(cut), list(cut.keys()), list(cut.values()))
+            cut_rows.append((cut, lo))
+
+
+class _CutsAdded:
+    """A HiGHS instance's stand-in that writes down the rows added to it and the methods called."""
+
+    def __init__(self, h):  # type: ignore[no-untyped-def]
+        self._h, self.rows, self.called = h, [], set()
+
+    def __getattr__(self, name):  # type: ignore[no-untyped-def]
+        self.called.add(name)
+        return getattr(self._h, name)
+
+    def addRow(self, lo, hi, count, cols, vals):  # type: ignore[no-untyped-def]  # noqa: N802
+        self.rows.append((lo.hex(), list(cols), [float(v).hex() for v in vals]))
+        return self._h.addRow(lo, hi, count, cols, vals)
+
+
+def _compare_gomory_cuts(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """Wrap ``least._gomory_cuts``: each time it is called, the plain rounds and the module's run
+    on two copies of the programme at the same basis, their cuts compared bit for bit, before the
+    search goes on with the module's own."""
+    import highspy
+
+    import referee.solver.least as least
+
+    real = least._gomory_cuts
+    seen = {"calls": 0, "cuts": 0}
+
+    def compared(h, rows, upper, rounds, time_limit, whole, best=None):  # type: ignore[no-untyped-def]
+        h.run()
+        lp, basis = h.getLp(), h.getBasis()
+        got = []
+        for fn in (_plain_gomory_cuts, real):
+            copy = least._quiet_highs(highspy)
+            copy.setOptionValue("presolve", "off")
+            copy.passModel(lp)
+            copy.setBasis(basis)
+            copy.run()
+            added = _CutsAdded(copy)
+            fn(added, rows, upper, rounds, time_limit, whole, best)
+            got.append(added)
+        assert got[0].rows == got[1].rows
+        assert "getBasis" not in got[1].called  # (the basic variables, not 8 ms of statuses a round)
+        seen["calls"] += 1
+        seen["cuts"] += len(got[1].rows)
+        return real(h, rows, upper, rounds, time_limit, whole, best)
+
+    monkeypatch.setattr(least, "_gomory_cuts", compared)
+    return seen
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_gomory_cuts_match_the_plain_loop(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``least._gomory_cuts`` (session 19, second attempt: basic variables instead of getBasis's
+    statuses, the weights inline, on the programme with joker places only the entries with a
+    fraction visited) adds the same cuts, bit for bit, as the plain loop it replaced, with cuts at
+    every root, both objectives (programmes with and without continuous columns), and the same
+    answers as the brute force."""
+    import referee.solver.least as least
+
+    monkeypatch.setattr(least, "CUT_AFTER", 0)
+    monkeypatch.setattr(least, "CUT_AFTER_KNOWN", 0)
+    seen = _compare_gomory_cuts(monkeypatch)
+    rng = random.Random(2100 + seed)  # (the positions of test_exact_tiebreak_with_cuts_at_every_root...)
+    positions = [_long_run_position(rng) for _ in range(6)]
+    positions += [_tiny_position(random.Random(2200 + 8 * seed + k), moving=True) for k in range(6)]
+    for old, rack in positions:
+        move = best_move(old, rack, objective="points", tiebreak="exact")
+        assert (None if move is None else (move.points, -len(move.moved))) == _brute_points(old, rack)
+        count, fewest = _brute(old, rack)
+        move = best_move(old, rack, tiebreak="exact")
+        assert move is not None and (move.count, len(move.moved), move.least_moved) == (count, fewest, True)
+    assert seen["calls"] > 0 and seen["cuts"] > 0
+
+
+@needs_positions
+def test_gomory_cuts_match_the_plain_loop_on_a_slow_position(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same on mid-J-018 (session 18-19's slow positions: two rounds of 16 cuts on a programme
+    with joker places, 6,000 columns): the same cuts bit for bit, the same answer."""
+    seen = _compare_gomory_cuts(monkeypatch)
+    position = next(p for p in _positions() if p["id"] == "mid-J-018")
+    table, rack = [parse_tiles(m) for m in position["table_melds"]], parse_tiles(position["rack"])
+    move = best_move(table, rack, objective="points", tiebreak="exact")
+    assert move is not None and (move.points, len(move.moved), move.least_moved) == (98, 9, True)
+    assert seen["cuts"] > 0
