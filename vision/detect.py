@@ -623,16 +623,15 @@ CLIPPED_LEVEL = 250
 """A pixel whose three channels are all at least this is clipped white (:func:`clipped_share`)."""
 
 
-def clipped_share(image_bgr: np.ndarray, width: int = 256) -> float:
+def clipped_share(image_bgr: np.ndarray, samples: int = 128) -> float:
     """The share of ``image_bgr``'s pixels that are clipped white (every channel at least
-    :data:`CLIPPED_LEVEL`), measured on a copy ``width`` pixels wide (about 1 ms for a 12-MP
-    photo decoded at half size): how much of the photo glare or overexposure has blown out."""
-    h, w = image_bgr.shape[:2]
-    if w > width:
-        image_bgr = cv2.resize(image_bgr, (width, max(1, round(h * width / w))), interpolation=cv2.INTER_AREA)
+    :data:`CLIPPED_LEVEL`): how much of the photo glare or overexposure has blown out. Measured
+    on a grid of about ``samples`` pixels across (every k-th pixel, no resampling: 0.6 ms on a
+    12-MP photo decoded at half size, where an area resize to 256 px wide took 16.5 ms)."""
     if image_bgr.ndim != 3 or not image_bgr.size:
         return 0.0
-    return float((image_bgr.min(axis=2) >= CLIPPED_LEVEL).mean())
+    step = max(1, max(image_bgr.shape[:2]) // samples)
+    return float((image_bgr[::step, ::step].min(axis=2) >= CLIPPED_LEVEL).mean())
 
 
 def _colour_distance(image_bgr: np.ndarray, boxes_a: np.ndarray, boxes_b: np.ndarray) -> np.ndarray:
