@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import threading
 import time
 from pathlib import Path
@@ -90,7 +92,17 @@ class TableReader:
         timing["layout"] = (time.perf_counter() - t1) * 1000
         timing["total"] = (time.perf_counter() - t0) * 1000 + timing.get("decode", 0.0)
         reading.timing_ms.update({k: round(v, 1) for k, v in timing.items()})
-        return reading
+        glare = self.glare(image_bgr)
+        return dataclasses.replace(reading, glare=glare) if glare else reading
+
+    def glare(self, image_bgr: np.ndarray) -> float:
+        """The share of ``image_bgr`` clipped white when it is past the glare gate
+        (``DetectorSettings.glare_share``, where the detector reads it with its glare settings), else 0."""
+        from vision.detect import clipped_share
+
+        gate = getattr(getattr(self.model, "settings", None), "glare_share", 0.0)
+        share = clipped_share(image_bgr) if gate > 0 else 0.0
+        return share if share > gate else 0.0
 
 
 def _check_image(image_bgr: np.ndarray) -> None:

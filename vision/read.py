@@ -56,6 +56,8 @@ def text_summary(data: dict) -> str:
                 tiles=" ".join(tiles[i]["tile"] for i in rack if i in cut)))
         if data.get("rack_note"):
             lines.append("  " + data["rack_note"])
+    if data.get("photo_note"):
+        lines.append("  " + data["photo_note"])
     for d in data.get("doubts", []):
         lines.append("  " + _("doubt: {message}").format(message=d.get("message") or d))
     return "\n".join(lines)

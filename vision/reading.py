@@ -209,6 +209,8 @@ class TableReading:
         rules: name of the rule set the counts were checked against.
         rack_cues: why tiles were taken as a rack, one per rack (told or seen).
         not_tiles: boxes found that are not tiles (a rack's bar).
+        glare: share of the photo's pixels clipped white when it is overexposed enough to be read
+            with the glare settings (``DetectorSettings.glare_share``), else 0.
     """
 
     width: int
@@ -224,6 +226,7 @@ class TableReading:
     rules: str = "classic"
     rack_cues: tuple[RackCue, ...] = ()
     not_tiles: tuple[NotTile, ...] = ()
+    glare: float = 0.0
 
     @property
     def rack(self) -> tuple[int, ...]:
@@ -252,6 +255,14 @@ class TableReading:
         return _("{count} tiles were taken as a rack: they stand in rows on a bar unlike the table around it. "
                  "If there is no rack in this photo, say so and read it again.").format(count=len(self.rack))
 
+    def photo_note(self) -> str | None:
+        """What the photo itself made hard, as advice a player can act on; None for a fair photo."""
+        if self.glare > 0:
+            # TRANSLATORS: shown under a photo reading when much of the photo is pure white.
+            return _("Glare has blown out part of this photo: white tiles there may be missed. "
+                     "Tilt the phone, move away from the lamp or turn the flash off, and take it again.")
+        return None
+
     @property
     def table(self) -> list[list[Tile | None]]:
         """The sets as lists of tiles in the referee's order (``None`` for unreadable tiles)."""
@@ -263,7 +274,8 @@ class TableReading:
         (cut tiles not counted), ``rack_tiles`` (codes in reading order, cut tiles left out),
         ``rack_cut`` (indices of cut rack tiles), ``rack_cues`` (why: ``source`` told or seen,
         ``rows``, ``tiles``, ``backdrop_share``, ``bar_contrast``), ``rack_note`` (the same as a
-        sentence, or null) and ``not_tiles`` ([{box, reason}])."""
+        sentence, or null), ``not_tiles`` ([{box, reason}]) and ``photo_note`` (advice when the photo
+        itself made reading hard, such as glare; or null)."""
         return {
             "image": {"width": int(self.width), "height": int(self.height)},
             "tiles": [t.to_dict() for t in self.tiles],
@@ -281,4 +293,5 @@ class TableReading:
             "rack_cues": [c.to_dict() for c in self.rack_cues],
             "rack_note": self.rack_note(),
             "not_tiles": [t.to_dict() for t in self.not_tiles],
+            "photo_note": self.photo_note(),
         }

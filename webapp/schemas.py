@@ -214,6 +214,8 @@ class ReadingOut(Out):
                                             "left to right; tiles cut by the photo's edge left out).")
     rack_note: str | None = Field(None, description="Why tiles were taken as a rack (the player said so, or the "
                                                     "rack shows in the photo), as a sentence; null without a rack.")
+    photo_note: str | None = Field(None, description="Advice when the photo itself made reading hard (glare that "
+                                                     "blew out part of it), as a sentence; null for a fair photo.")
     loose_tiles: str = Field("", description="The loose tiles in notation (unreadable ones left out), for the "
                              "typed checks' loose fields.")
     profile: str | None = Field(None, description="The taught profile the photo was read with (null: none).")

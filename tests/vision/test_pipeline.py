@@ -547,3 +547,19 @@ def test_overexposed_real_photos_keep_their_tiles_with_the_glare_settings() -> N
             extra += (len(boxes) - matched) if share else 0
     assert found[on.glare_share] >= found[0.0] + 5, found
     assert extra <= 1, extra
+
+
+def test_a_glared_photo_says_so_and_a_fair_one_does_not(reader) -> None:  # noqa: ANN001
+    """The reading of an overexposed photo (past ``glare_share``) carries a note a player can act
+    on, in the JSON (``photo_note``); a photo as taken carries none."""
+    from referee.i18n import use_language
+    from vision.evaluate.robust import overexposed_hard
+
+    image = cv2.imread(str(sample_photos()[0]))
+    fair = reader.read_table(image)
+    assert fair.glare == 0 and fair.to_dict()["photo_note"] is None
+    glared = reader.read_table(overexposed_hard(image))
+    assert glared.glare > reader.model.settings.glare_share
+    assert "Glare" in glared.to_dict()["photo_note"]
+    with use_language("es"):
+        assert "reflejos" in glared.photo_note()

@@ -480,6 +480,7 @@ function renderReading(slot, fill = true) {
     if (rackCodes.length) parts.push(el("p", {}, el("strong", { text: t("rack_read") }), " ", tiles(rackCodes)));
     // Why those tiles were taken as a rack (and how to say there is none).
     if (reading.rack_note) parts.push(el("p", { class: "muted rack-note", text: reading.rack_note }));
+    if (reading.photo_note) parts.push(el("p", { class: "photo-note", text: reading.photo_note }));
   }
   parts.push(...doubtList(slot));
   if (reading.tiles.length) parts.push(el("p", { class: "muted small", text: t("tap_to_fix") }));
