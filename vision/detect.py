@@ -546,11 +546,15 @@ class TileModel:
         out[doubtful, :13] = mixed / mixed.sum(axis=1, keepdims=True) * numbered[doubtful, None]
         return out
 
-    def detect(self, image_bgr: np.ndarray, timing: dict[str, float] | None = None, profile=None) -> TileDetections:
+    def detect(self, image_bgr: np.ndarray, timing: dict[str, float] | None = None, profile=None,
+               glare: float | None = None) -> TileDetections:
         """Find and read every tile of an upright BGR image (with a taught ``profile``, if given);
-        an overexposed photo (``glare_share``) with its own ``confirm_below``."""
-        if self.settings.glare_share > 0 and clipped_share(image_bgr) > self.settings.glare_share:
-            return self.for_glare().detect(image_bgr, timing, profile)
+        an overexposed photo (``glare_share``) with its own ``confirm_below``. ``glare``: the
+        photo's :func:`clipped_share` when the caller has it already."""
+        if self.settings.glare_share > 0:
+            share = clipped_share(image_bgr) if glare is None else glare
+            if share > self.settings.glare_share:
+                return self.for_glare().detect(image_bgr, timing, profile)
         t0 = time.perf_counter()
         boxes, scores = self.find_boxes(image_bgr)
         t1 = time.perf_counter()

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from referee.ruleset import RuleSet
-from vision.detect import MODELS_DIR, DetectorSettings, TileModel
+from vision.detect import MODELS_DIR, DetectorSettings, TileModel, clipped_share
 from vision.layout import MODES
 
 __all__ = ["TableReader", "load_reader", "read_table", "read_photo"]
@@ -31,10 +31,11 @@ class TableReader:
         other.model, other.profile = self.model, profile
         return other
 
-    def detect(self, image_bgr: np.ndarray, timing: dict[str, float] | None = None):
-        """The tiles of one photo as :class:`~vision.detections.TileDetections` (no layout)."""
+    def detect(self, image_bgr: np.ndarray, timing: dict[str, float] | None = None, glare: float | None = None):
+        """The tiles of one photo as :class:`~vision.detections.TileDetections` (no layout);
+        ``glare`` as :meth:`vision.detect.TileModel.detect` takes it."""
         _check_image(image_bgr)
-        return self.model.detect(image_bgr, timing, self.profile)
+        return self.model.detect(image_bgr, timing, self.profile, glare)
 
     def find_boxes(self, image_bgr: np.ndarray, windows: list[tuple[int, int, int, int]] | None = None
                    ) -> tuple[np.ndarray, np.ndarray]:
@@ -83,7 +84,8 @@ class TableReader:
         if mode not in MODES:
             raise ValueError(f'unknown mode "{mode}": choose one of {", ".join(MODES)}')
         t0 = time.perf_counter()
-        det = self.detect(image_bgr, timing)
+        glare = self.glare(image_bgr)
+        det = self.detect(image_bgr, timing, glare)
         if scale != 1.0:
             det = TileDetections(det.boxes_xyxy * np.float32(scale), det.scores, det.probs, det.up_xy)
         t1 = time.perf_counter()
@@ -92,14 +94,11 @@ class TableReader:
         timing["layout"] = (time.perf_counter() - t1) * 1000
         timing["total"] = (time.perf_counter() - t0) * 1000 + timing.get("decode", 0.0)
         reading.timing_ms.update({k: round(v, 1) for k, v in timing.items()})
-        glare = self.glare(image_bgr)
         return dataclasses.replace(reading, glare=glare) if glare else reading
 
     def glare(self, image_bgr: np.ndarray) -> float:
         """The share of ``image_bgr`` clipped white when it is past the glare gate
         (``DetectorSettings.glare_share``, where the detector reads it with its glare settings), else 0."""
-        from vision.detect import clipped_share
-
         gate = getattr(getattr(self.model, "settings", None), "glare_share", 0.0)
         share = clipped_share(image_bgr) if gate > 0 else 0.0
         return share if share > gate else 0.0
