@@ -274,8 +274,8 @@ class TableReading:
         (cut tiles not counted), ``rack_tiles`` (codes in reading order, cut tiles left out),
         ``rack_cut`` (indices of cut rack tiles), ``rack_cues`` (why: ``source`` told or seen,
         ``rows``, ``tiles``, ``backdrop_share``, ``bar_contrast``), ``rack_note`` (the same as a
-        sentence, or null), ``not_tiles`` ([{box, reason}]) and ``photo_note`` (advice when the photo
-        itself made reading hard, such as glare; or null)."""
+        sentence, or null), ``not_tiles`` ([{box, reason}]), ``glare`` (the share above) and ``photo_note`` (advice
+        when the photo itself made reading hard, such as glare; or null)."""
         return {
             "image": {"width": int(self.width), "height": int(self.height)},
             "tiles": [t.to_dict() for t in self.tiles],
@@ -293,5 +293,6 @@ class TableReading:
             "rack_cues": [c.to_dict() for c in self.rack_cues],
             "rack_note": self.rack_note(),
             "not_tiles": [t.to_dict() for t in self.not_tiles],
+            "glare": round(float(self.glare), 4),
             "photo_note": self.photo_note(),
         }

@@ -7,6 +7,7 @@ worker pool (:meth:`webapp.runtime.Runtime.run`), never on the event loop.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from typing import Any, Literal
 
@@ -385,6 +386,8 @@ def _corrected_reading(body: CorrectionIn) -> dict[str, Any]:
     # Without the photo no rack can be seen anew: the tiles that stood on one keep standing there.
     rack_tiles = [i for i, t in enumerate(kept) if t.rack] if body.mode == "table" else None
     reading = build_reading((w, h), det, rules, body.mode, rack_tiles=rack_tiles)
+    if body.glare:  # the photo is not sent again: what it showed of its exposure comes back with the tiles
+        reading = dataclasses.replace(reading, glare=body.glare)
     return reading_out(reading.to_dict(), rules, body.mode)
 
 

@@ -214,6 +214,8 @@ class ReadingOut(Out):
                                             "left to right; tiles cut by the photo's edge left out).")
     rack_note: str | None = Field(None, description="Why tiles were taken as a rack (the player said so, or the "
                                                     "rack shows in the photo), as a sentence; null without a rack.")
+    glare: float = Field(0.0, description="Share of the photo's pixels clipped white when it was read as an "
+                                          "overexposed photo, else 0 (send it back with a correction: the note stays).")
     photo_note: str | None = Field(None, description="Advice when the photo itself made reading hard (glare that "
                                                      "blew out part of it), as a sentence; null for a fair photo.")
     loose_tiles: str = Field("", description="The loose tiles in notation (unreadable ones left out), for the "
@@ -262,6 +264,8 @@ class CorrectionIn(In):
     tiles: list[CorrectedTileIn] = Field(max_length=400)
     mode: Literal["table", "rack", "flat"] = "table"
     rules: RulesIn = RulesIn()
+    glare: float = Field(0.0, ge=0.0, le=1.0, description="The reading's glare share: a photo read as overexposed "
+                                                         "keeps its note after the correction.")
 
 
 # -- referee checks ----------------------------------------------------------------------------------

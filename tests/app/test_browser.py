@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import pytest
 
 import app as app_module
@@ -183,6 +184,27 @@ def test_real_model_through_the_camera_button(playwright, tmp_path: Path, photo:
         assert answer.value.status == 200
         page.wait_for_function(f"document.querySelectorAll('{SLOT} svg g.tilebox').length > 20", timeout=30000)
         assert page.locator(f"{SLOT} .slot-result .banner").count() >= 1
+        assert page.locator(f"{SLOT} .photo-note").count() == 0
+        # The same photo blown out by glare: the page says so, and still says so after a correction.
+        from vision.evaluate.robust import overexposed_hard
+
+        glared = tmp_path / "glared.jpg"
+        cv2.imwrite(str(glared), overexposed_hard(cv2.imread(str(photo))))
+        with page.expect_response("**/api/photo/read", timeout=120000):
+            page.locator(f"{SLOT} input.file-camera").set_input_files(str(glared))
+        page.wait_for_selector(f"{SLOT} .photo-note", timeout=30000)
+        note = page.locator(f"{SLOT} .photo-note").text_content()
+        assert "Glare" in note
+        target = page.locator(f"{SLOT} svg g.tilebox").first
+        index = target.get_attribute("data-index")
+        wrong = "K13" if target.locator("text").text_content() != "K13" else "B13"
+        target.click()
+        with page.expect_response("**/api/photo/correct") as answer:
+            page.locator(f"#picker-grid .pick[data-code='{wrong}']").click()
+        assert answer.value.status == 200
+        page.wait_for_function(
+            f"document.querySelector(\"{SLOT} svg g.tilebox[data-index='{index}'] text\").textContent === '{wrong}'")
+        assert page.locator(f"{SLOT} .photo-note").text_content() == note
         assert page.errors == []
         b.close()
     finally:

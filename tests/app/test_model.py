@@ -92,6 +92,27 @@ def test_correction_with_real_reading(model_client: TestClient) -> None:
     assert r.json()["tiles"][i]["tile"] == new
 
 
+def test_a_glared_photo_keeps_its_note_through_a_correction(model_client: TestClient) -> None:
+    """The glare note (``photo_note``) is kept when a tile is corrected: the page sends the
+    reading's ``glare`` back with the tiles, since the photo itself is not sent again."""
+    from vision.evaluate.robust import overexposed_hard
+
+    ok, jpeg = cv2.imencode(".jpg", overexposed_hard(cv2.imread(str(demo_photo()))))
+    r = model_client.post("/api/photo/read", files={"photo": ("glared.jpg", jpeg.tobytes(), "image/jpeg")})
+    assert ok and r.status_code == 200, r.text
+    reading = r.json()
+    assert reading["glare"] > 0.05 and "Glare" in reading["photo_note"]
+    i = next(k for k, t in enumerate(reading["tiles"]) if t["tile"] not in ("?", "J"))
+    tiles = [{"box": t["box"], "tile": "K13" if k == i else t["tile"], "up": t.get("up")} for k, t in enumerate(reading["tiles"])]
+    kept = model_client.post("/api/photo/correct", json={"image": reading["image"], "tiles": tiles, "glare": reading["glare"]})
+    assert kept.status_code == 200, kept.text
+    assert kept.json()["photo_note"] == reading["photo_note"] and kept.json()["glare"] == reading["glare"]
+    plain = model_client.post("/api/photo/correct", json={"image": reading["image"], "tiles": tiles})
+    assert plain.json()["photo_note"] is None  # without it the rebuilt reading cannot know
+    bad = model_client.post("/api/photo/correct", json={"image": reading["image"], "tiles": tiles, "glare": 3})
+    assert bad.status_code == 422
+
+
 def test_overlay_image(model_client: TestClient) -> None:
     photo = demo_photo()
     r = model_client.post("/api/photo/overlay", files={"photo": (photo.name, photo.read_bytes(), "image/jpeg")})

@@ -610,6 +610,7 @@ async function correctSlot(slot, codes, fill) {
     image: reading.image,
     mode: reading.mode,
     rules: currentRules(),
+    glare: reading.glare || 0,
     tiles: reading.tiles.map((item, i) => ({ box: item.box, tile: codes[i], up: item.up || null, rack: !!item.rack })),
   };
   try {
