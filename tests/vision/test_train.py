@@ -153,3 +153,27 @@ def test_quantize_keeps_the_head_in_float_and_serves_the_float_detectors_boxes(r
         assert (iou_matrix(theirs, ours).max(axis=1) > 0.8).mean() >= 0.97
     with pytest.raises(SystemExit):
         main(["--models", str(tmp_path), "--calibration", str(SAMPLE / "valid")])  # not training data
+
+
+def test_a_wider_reader_starts_from_a_narrower_ones_function() -> None:
+    """``widen`` (Net2WiderNet): a width-32 reader built from the shipped width-24 weights reads
+    every crop exactly as they do, so a wider reader continues from what the narrow one learnt;
+    with noise the copies differ a little and the readings barely move."""
+    import torch
+
+    from vision.train.reader_net import ReaderNet, widen, width_of
+
+    state = torch.load(Path(__file__).resolve().parents[2] / "models" / "tile_reader.pt", map_location="cpu")
+    narrow = ReaderNet(width_of(state))
+    narrow.load_state_dict(state)
+    wide = ReaderNet(width_of(state) + 8)
+    wide.load_state_dict(widen(state, width_of(state) + 8))
+    assert sum(p.numel() for p in wide.parameters()) > 1.5 * sum(p.numel() for p in narrow.parameters())
+    x = torch.rand(6, 3, 64, 64, generator=torch.Generator().manual_seed(0))
+    narrow.eval(), wide.eval()
+    with torch.no_grad():
+        for a, b in zip(narrow(x), wide(x)):
+            assert torch.allclose(a, b, atol=1e-4), (a - b).abs().max()
+        wide.load_state_dict(widen(state, width_of(state) + 8, noise=0.01))
+        a, b = narrow(x)[0].softmax(1), wide(x)[0].softmax(1)
+        assert 0 < (a - b).abs().max() < 0.05 and (a.argmax(1) == b.argmax(1)).all()

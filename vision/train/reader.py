@@ -220,7 +220,7 @@ def train_reader(args) -> None:
     """Train the tile reader on real and/or rendered tiles; writes tile_reader.onnx/.pt/.json."""
     import torch
 
-    from vision.train.reader_net import ReaderNet
+    from vision.train.reader_net import ReaderNet, width_of, widen
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -274,7 +274,11 @@ def train_reader(args) -> None:
 
     net = ReaderNet(width=args.width)
     if args.init:
-        net.load_state_dict(torch.load(args.init, map_location="cpu"))
+        state = torch.load(args.init, map_location="cpu")
+        if width_of(state) < args.width:  # a wider reader continues from a narrower one's function
+            print(f"widening {args.init} from width {width_of(state)} to {args.width} (Net2WiderNet)", flush=True)
+            state = widen(state, args.width, seed=args.seed, noise=0.01)
+        net.load_state_dict(state)
     # The real validation photos read almost perfectly: the rendered ones (other editions, racks,
     # fonts) are what still tells two epochs apart, so both choose the checkpoint.
     select = ("real_valid", "synthetic_valid") if val["synthetic_valid"] else "real_valid"

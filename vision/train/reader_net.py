@@ -76,3 +76,39 @@ class ExportWrapper(nn.Module):
         number, colour, up = self.net.number(f), self.net.colour(f), self.net.up(f)
         up = up / (up.norm(dim=1, keepdim=True) + 1e-6)
         return number.softmax(dim=1), colour.softmax(dim=1), up, f
+
+
+def widen(state: dict[str, torch.Tensor], width: int, seed: int = 0, noise: float = 0.0) -> dict[str, torch.Tensor]:
+    """A narrower reader's weights spread over ``ReaderNet(width)`` so that it computes the same
+    function (Net2WiderNet, Chen, Goodfellow and Shlens, 2016): each new channel copies an old one,
+    BatchNorm statistics included, and the next layer divides the weights it reads from a copied
+    channel by how many copies there are. A wider reader then continues from everything the narrow
+    one learnt instead of starting from scratch. ``noise`` (a fraction of each weight's spread) is
+    added to the split incoming weights so that copies can drift apart while training."""
+    gen = torch.Generator().manual_seed(seed)
+    convs = sorted({int(k.split(".")[1]) for k in state if k.startswith("trunk.") and k.endswith(".0.weight")})
+    out = {k: v.clone() for k, v in state.items()}
+    mapping: torch.Tensor | None = None  # new input channel -> old one, for the layer being widened
+    counts: torch.Tensor | None = None
+    for i in convs:
+        w = state[f"trunk.{i}.0.weight"]
+        old_out = w.shape[0]
+        new_out = old_out * width // width_of(state)
+        extra = torch.randint(0, old_out, (new_out - old_out,), generator=gen)
+        out_map = torch.cat([torch.arange(old_out), extra])
+        if mapping is not None:  # the inputs were widened: split weights among copies
+            w = w[:, mapping] / counts[mapping].view(1, -1, 1, 1)
+            if noise:
+                w = w + noise * w.std() * torch.randn(w.shape, generator=gen)
+        out[f"trunk.{i}.0.weight"] = w[out_map].clone()
+        for name in ("weight", "bias", "running_mean", "running_var"):
+            out[f"trunk.{i}.1.{name}"] = state[f"trunk.{i}.1.{name}"][out_map].clone()
+        mapping, counts = out_map, torch.bincount(out_map, minlength=old_out).float()
+    for head in ("number", "colour", "up"):
+        out[f"{head}.weight"] = (state[f"{head}.weight"][:, mapping] / counts[mapping].view(1, -1)).clone()
+    return out
+
+
+def width_of(state: dict[str, torch.Tensor]) -> int:
+    """The ``width`` a reader's weights were built with (its first layer's channels)."""
+    return int(state["trunk.0.0.weight"].shape[0])
