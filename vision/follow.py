@@ -48,7 +48,9 @@ cannot tell that turn from a player still thinking. Such a draw must be told
 (:meth:`Follower.drew`; the Referee screen's "drew from the pool" button), else the next change
 of the table is credited to the player who drew.
 
-Event ``kind`` values: ``game_start``, ``camera_moved``, ``timer_warning`` (ten seconds left),
+Event ``kind`` values: ``game_start``, ``camera_moved``, ``glare`` (the view at rest became
+overexposed: its tiles are found with the glare settings, ``DetectorSettings.glare_share``, and the
+players are told how to mend the light; said once until the light is fair again), ``timer_warning`` (ten seconds left),
 ``time_up``, ``table_restored`` (the table went back to how it was before a faulty turn: the
 rule book's consequence carried out), ``check_by_hand``, ``game_end``.
 
@@ -97,7 +99,8 @@ __all__ = ["FollowSettings", "Follower", "History", "frames_from", "rules_named"
            "VERDICTS"]
 
 VERDICTS = ("ok", "violation", "check_by_hand")  # a turn's ``verdict`` (module doc)
-EVENT_KINDS = ("game_start", "camera_moved", "timer_warning", "time_up", "table_restored", "check_by_hand", "game_end")
+EVENT_KINDS = ("game_start", "camera_moved", "glare", "timer_warning", "time_up", "table_restored", "check_by_hand",
+               "game_end")
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 
 
@@ -299,6 +302,8 @@ class Follower:
         self._fresh_rows: list[int] = []  # rows of the last detection that were read (not carried over)
         self._steps = _Steps()
         self._last_windows = 0
+        self._glared = False  # the last rest's view was overexposed (one event when it becomes so)
+        self._frame_reader: Any = None  # the reader for this rest's frames (the glare twin when overexposed)
         self.rests: deque[dict[str, Any]] = deque(maxlen=2000)  # per rest: its outcome and step times (ms)
         self.on_update: Any = None  # called with (kind, payload) for each new turn or event
 
@@ -422,6 +427,7 @@ class Follower:
         work = self._work(frame)
         grey = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
         self._steps.lap("work_copy")
+        out: list[dict[str, Any]] = self._exposure(t)
         if self.settled is None:
             det, reading, _unsure = self._read(list(self.rest_frames), None, None)
             sets, set_of = self._sets_of(reading, {})
@@ -432,8 +438,7 @@ class Follower:
             table = format_table(self.settled.sets)
             self.history.add(frame, t, table, None, None, "start")
             return [self._event(t, "game_start", _("The referee is watching: {table}").format(
-                table=table or _("the table is empty")), table=table)]
-        out: list[dict[str, Any]] = []
+                table=table or _("the table is empty")), table=table)] + out
         H, features = self._register(grey)
         self._steps.lap("register")
         if H is not None:
@@ -479,6 +484,19 @@ class Follower:
         self.settled.features = features
         self._steps.lap("settle")
         return out
+
+    def _exposure(self, t: float) -> list[dict[str, Any]]:
+        """Choose the reader for this rest's frames: the glare twin when the last one is
+        overexposed (``DetectorSettings.glare_share``; white faces lose the edges the detector
+        scores), the plain one otherwise; a ``glare`` event when the view has just become so."""
+        from vision.reading import glare_note
+
+        measure = getattr(self.reader, "glare", None)  # stand-in readers in tests may not measure
+        glared = bool(measure(self.rest_frames[-1])) if measure is not None else False
+        self._frame_reader = self.reader.for_glare() if glared else self.reader
+        self._steps.lap("exposure")
+        became, self._glared = glared and not self._glared, glared
+        return [self._event(t, "glare", glare_note())] if became else []
 
     def _work(self, frame: np.ndarray) -> np.ndarray:
         return _to_width(frame, self.s.work_width)
@@ -685,7 +703,8 @@ class Follower:
         time goes to new tiles only)."""
         from vision.detections import TileDetections
 
-        boxes, scores = self.reader.find_boxes(frame, windows)
+        reader = self._frame_reader or self.reader
+        boxes, scores = reader.find_boxes(frame, windows)
         self.readings += 1
         same = np.full(len(boxes), -1)
         if known is not None and len(known) and len(boxes):
@@ -698,7 +717,7 @@ class Follower:
         # Face-down tiles of the pool are told by their blank face, not read (the reader's time
         # goes to faces; a detector that finds the pool's tiles does not make a rest slower).
         new[new] = ~self._blank(frame, boxes[new])
-        d = self.reader.read_boxes(frame, boxes[new], scores[new])
+        d = reader.read_boxes(frame, boxes[new], scores[new])
         n_known = int(old.sum())
         self._fresh_rows = list(range(n_known, n_known + len(d)))  # rows read now (after the known ones)
         if not n_known:
@@ -715,7 +734,7 @@ class Follower:
         not found there (the other frame calls the box "not a tile")."""
         from vision.detections import TileDetections
 
-        again = self.reader.read_boxes(frame, det.boxes_xyxy[rows], det.scores[rows])
+        again = (self._frame_reader or self.reader).read_boxes(frame, det.boxes_xyxy[rows], det.scores[rows])
         probs = det.probs.copy()
         disagree: list[int] = []
         iou = iou_matrix(det.boxes_xyxy[rows], again.boxes_xyxy) if len(again) else np.zeros((len(rows), 0))

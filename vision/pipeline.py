@@ -30,6 +30,14 @@ class TableReader:
         other.model, other.profile = self.model, profile
         return other
 
+    def for_glare(self) -> "TableReader":
+        """The same models and profile with the settings of an overexposed photo
+        (:meth:`vision.detect.TileModel.for_glare`), for callers that find and read boxes
+        themselves (the live referee)."""
+        other = object.__new__(TableReader)
+        other.model, other.profile = self.model.for_glare(), self.profile
+        return other
+
     def detect(self, image_bgr: np.ndarray, timing: dict[str, float] | None = None, glare: float | None = None):
         """The tiles of one photo as :class:`~vision.detections.TileDetections` (no layout);
         ``glare`` as :meth:`vision.detect.TileModel.detect` takes it."""

@@ -15,7 +15,7 @@ from referee.i18n import _
 from referee.tiles import Tile
 from vision.layout import RackCue
 
-__all__ = ["ReadTile", "ReadSet", "Doubt", "NotTile", "TableReading", "DOUBT_REASONS", "UNREADABLE"]
+__all__ = ["ReadTile", "ReadSet", "Doubt", "NotTile", "TableReading", "DOUBT_REASONS", "UNREADABLE", "glare_note"]
 
 UNREADABLE = "?"
 """Code of a tile that could not be read (DESIGN.md)."""
@@ -191,6 +191,13 @@ class NotTile:
         return {"box": [round(float(v), 1) for v in self.box_xyxy], "reason": self.reason}
 
 
+def glare_note() -> str:
+    """Advice for a photo (or a live frame) glare has blown out (``DetectorSettings.glare_share``)."""
+    # TRANSLATORS: shown under a photo reading when much of the photo is pure white.
+    return _("Glare has blown out part of this photo: white tiles there may be missed. "
+             "Tilt the phone, move away from the lamp or turn the flash off, and take it again.")
+
+
 @dataclass(frozen=True)
 class TableReading:
     """Everything read from one photo.
@@ -257,11 +264,7 @@ class TableReading:
 
     def photo_note(self) -> str | None:
         """What the photo itself made hard, as advice a player can act on; None for a fair photo."""
-        if self.glare > 0:
-            # TRANSLATORS: shown under a photo reading when much of the photo is pure white.
-            return _("Glare has blown out part of this photo: white tiles there may be missed. "
-                     "Tilt the phone, move away from the lamp or turn the flash off, and take it again.")
-        return None
+        return glare_note() if self.glare > 0 else None
 
     @property
     def table(self) -> list[list[Tile | None]]:

@@ -449,3 +449,37 @@ def test_readings_not_agreed_across_the_rest_frames_are_reported() -> None:
     det, disagree = f._second_look(first, [0, 1, 2], np.zeros((60, 120, 3), np.uint8))
     assert float(det.probs[1].max()) >= f.s.sure  # the average alone would have passed
     assert disagree == [1, 2]
+
+
+@needs_model
+@pytest.mark.slow
+def test_an_overexposed_view_is_read_with_the_glare_settings_and_said_once(short_game: tuple[Path, dict]) -> None:
+    """The live referee reads an overexposed view as a photo is read (``glare_share``: the
+    detector's glare twin finds and reads the boxes), and says so once, not at every rest; a fair
+    view is read as before and says nothing."""
+    from dataclasses import replace
+
+    from vision.evaluate.robust import overexposed_hard
+    from vision.follow import Follower
+    from vision.pipeline import TableReader
+
+    out, game = short_game
+    paths = sorted((out / "frames").glob("*.jpg"))[:game["turns"][0]["end_frame"] + 3]
+    reader = TableReader()
+    twins: list[Any] = []
+    plain_twin = reader.for_glare
+    reader.for_glare = lambda: twins.append(plain_twin()) or twins[-1]  # type: ignore[method-assign]
+    on = reader.model.settings
+    laid = {}
+    for view, gate in (("glare", on.glare_share), ("glare", 0.0), ("fair", on.glare_share)):
+        frames = [overexposed_hard(cv2.imread(str(p))) if view == "glare" else cv2.imread(str(p)) for p in paths]
+        reader.model.settings = replace(on, glare_share=gate)
+        twins.clear()
+        f = Follower(_names(game), reader=reader)
+        kinds = [e["event"]["kind"] for i, frame in enumerate(frames) for e in f.feed(frame, i / 2) if "event" in e]
+        glared = view == "glare" and gate > 0
+        assert kinds.count("glare") == int(glared), (view, gate, kinds)
+        assert bool(twins) == glared and all(t.model.settings.confirm_below == on.glare_confirm_below for t in twins)
+        laid[view, gate] = f.turns[0]["laid"] if f.turns else []
+    assert laid["fair", on.glare_share] == game["turns"][0]["laid"]
+    assert len(laid["glare", on.glare_share]) >= len(laid["glare", 0.0]) >= len(game["turns"][0]["laid"]) - 1, laid
