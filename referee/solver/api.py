@@ -141,7 +141,8 @@ def best_move(
     seconds (otherwise the estimate's move is returned). With the points objective that
     programme first looks for the most points and the fewest moved at once; where its branch
     and bound runs long, HiGHS's MIP solver takes it on a full table (40 tiles or more, with a
-    rack joker), and otherwise the fast points search and the tie-break after it decide. With
+    rack joker), on a smaller one the same programme with the most-tiles move known, and otherwise the
+    fast points search and the tie-break after it decide. With
     the estimate, the points search has a small budget (``_FAST_POINTS_BUDGET``) and where it
     runs out that same programme decides: the move is then proven and moves fewest.
 
@@ -250,6 +251,15 @@ found without the fast mode's tie-break search: 1-2 ms; with it their sum was 10
 ``referee/SOLVER.md``."""
 
 
+_RETRY_WITH_MOVE = True
+"""Whether the points objective's programme, where its branch and bound runs long on a table of
+fewer than ``_FIRST_MOVE_FROM`` tiles (no move known), tries again with the most-tiles move known
+(its cut-off: the programme's sets priced in, cuts after ``least.CUT_AFTER_KNOWN`` relaxations,
+``least.CUT_ROUNDS_NO_POINT`` rounds where no better point is found), then with every joker place
+too, before the fast points search decides; instead of every joker place alone. See
+``referee/SOLVER.md``, session 20."""
+
+
 def _most_points_least_moved(
     old_sets: list[list[Tile]], table_tiles: list[Tile], rack: list[Tile], rules: RuleSet, time_limit: float
 ) -> Move | None:
@@ -257,8 +267,9 @@ def _most_points_least_moved(
     then the fewest table tiles moved (:func:`~referee.solver.least.least_arrangement` with
     ``most_points``), both proven. With a rack joker, where its branch and bound needs more than
     ``_MOST_POINTS_RELAXATIONS`` relaxations, a second try: HiGHS's MIP solver on a table of
-    ``_FIRST_MOVE_FROM`` tiles or more (the most-tiles move its cut-off), our branch and bound
-    with every joker place on a smaller one. None when that runs long too, or nothing is laid:
+    ``_FIRST_MOVE_FROM`` tiles or more (the most-tiles move its cut-off), on a smaller one our
+    branch and bound again with the most-tiles move known (``_RETRY_WITH_MOVE``; every joker place
+    without it). None when that runs long too, or nothing is laid:
     then the fast points search and the tie-break after it decide. Measured on the large tables with jokers (the rack's
     jokers make the fast points search slow there): see ``referee/SOLVER.md``."""
     from referee.solver.least import least_arrangement  # highspy, only when asked for
@@ -267,11 +278,11 @@ def _most_points_least_moved(
     # first move for the programme: every node that cannot score more, or as much keeping
     # more, is closed at once. (Without a rack joker the programme is small and rarely
     # branches; on tables of 28-33 tiles it cost 10% at the medians: see _FIRST_MOVE_FROM.)
-    first = None
     rack_joker = any(t.is_joker for t in rack)
     # (Also with jokers on the table only, see _FIRST_MOVE_TABLE_JOKERS.)
     table_joker = _FIRST_MOVE_TABLE_JOKERS and any(t.is_joker for t in table_tiles)
-    if (rack_joker or table_joker) and len(table_tiles) >= _FIRST_MOVE_FROM:
+
+    def most_tiles_move() -> Outcome | None:
         table_count = tile_counts(tile_indices(table_tiles))
         rack_count = tile_counts(tile_indices(rack))
         # (With the jokers on the table only, without the fast mode's tie-break search: 1-2 ms
@@ -279,19 +290,32 @@ def _most_points_least_moved(
         solved = solve_plan(
             table_count, rack_count, rules, "tiles", None, old_sets, need_move=True, improve=rack_joker,
         )
-        if solved is not None:
-            first = describe_change(old_sets, table_tiles, solved[0], rack_jokers_high=True)
-        if first is not None and not first.placed:
-            first = None
+        move = None if solved is None else describe_change(old_sets, table_tiles, solved[0], rack_jokers_high=True)
+        return move if move is not None and move.placed else None
+
+    first = most_tiles_move() if (rack_joker or table_joker) and len(table_tiles) >= _FIRST_MOVE_FROM else None
     start = time.perf_counter()
     # Our branch and bound on a set's joker places worth most first. Where it runs long: on a
     # full table (the most-tiles move known, a cut-off) HiGHS's MIP solver on the same
     # programme (its root cuts close the gap our branching cannot: large-J-014 934 -> 501 ms,
-    # session 8); on smaller tables our branch and bound again with every joker place (the
-    # same optimum, and the two run long on different tables, e.g. on mid-J-018 213
-    # relaxations against 9; HiGHS's MIP took 0.76 s there, the fall-back more).
-    tries = [(False, False), (first is not None, first is None)] if rack_joker else [(False, False)]
-    for mip, every_place in tries:
+    # session 8); on smaller tables (no move known) the same programme again with the
+    # most-tiles move known (its cut-off, the sets priced in, the full tables' cut point and
+    # rounds: see _RETRY_WITH_MOVE), then with every joker place too (the same optimum, and
+    # the searches run long on different tables).
+    if not rack_joker:
+        tries = [(False, False, False)]
+    elif first is not None:
+        tries = [(False, False, False), (True, False, False)]
+    elif _RETRY_WITH_MOVE:
+        tries = [(False, False, False), (False, False, True)]
+    else:
+        tries = [(False, False, False), (False, True, False)]
+    found = None
+    for mip, every_place, with_move in tries:
+        if with_move and first is None:
+            first = most_tiles_move()
+            if first is None:
+                break
         found = least_arrangement(
             old_sets, rack, rules, most_points=True, time_limit=time_limit - (time.perf_counter() - start),
             relaxations=_MOST_POINTS_RELAXATIONS, every_place=every_place, mip=mip,

@@ -1235,3 +1235,72 @@ def test_gomory_cuts_match_the_plain_loop_on_a_slow_position(monkeypatch: pytest
     move = best_move(table, rack, objective="points", tiebreak="exact")
     assert move is not None and (move.points, len(move.moved), move.least_moved) == (98, 9, True)
     assert seen["cuts"] > 0
+
+
+def _first_try_runs_long(monkeypatch: pytest.MonkeyPatch) -> list[tuple[bool, bool]]:
+    """The points objective's programme with no move known allowed no relaxation (as when its
+    branch and bound runs long on a table under ``api._FIRST_MOVE_FROM`` tiles); the others as
+    they are. Returns, per call of the most-points programme: (a move known, an answer)."""
+    import referee.solver.least as least
+
+    calls: list[tuple[bool, bool]] = []
+    real = least.least_arrangement
+
+    def arrangement(*args, **kwargs):  # type: ignore[no-untyped-def]
+        if kwargs.get("most_points") and kwargs.get("known") is None:
+            kwargs["relaxations"] = 0
+        found = real(*args, **kwargs)
+        if kwargs.get("most_points"):
+            calls.append((kwargs.get("known") is not None, found is not None))
+        return found
+
+    monkeypatch.setattr(least, "least_arrangement", arrangement)
+    return calls
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_exact_tiebreak_points_retry_with_the_most_tiles_move_matches_brute_force(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the programme with no move known runs long on a smaller table, it is tried again with
+    the most-tiles move known (``api._RETRY_WITH_MOVE``, session 20): that try decides, with the
+    same points and fewest moved as the brute force, on positions with a rack joker (long runs
+    with jokers, and tiny ones). Without the retry, no try has a move known."""
+    import referee.solver.api as api
+
+    calls = _first_try_runs_long(monkeypatch)
+    _assert_points_like_brute_force(3700 + seed, 3800 + 8 * seed)
+    assert (True, True) in calls
+    monkeypatch.setattr(api, "_RETRY_WITH_MOVE", False)
+    calls.clear()
+    _assert_points_like_brute_force(3700 + seed, 3800 + 8 * seed)
+    assert calls and not any(known for known, _found in calls)
+
+
+def test_exact_tiebreak_points_retry_with_the_most_tiles_move_on_a_slow_position() -> None:
+    """random-mid_r24-J-002 of the benchmark's seed 13 (29 table tiles, a rack joker): the
+    programme with no move known runs past its relaxations, and so did the retry with every joker
+    place; the fast points search's tie-break then ran 4 s and more without proving the fewest
+    moved. With the most-tiles move known the second try proves it: 189 points, 4 tiles moved."""
+    import referee.solver.least as least
+    from referee.tools.bench import random_positions
+
+    position = next(p for p in random_positions(60, 13) if p["id"] == "random-mid_r24-J-002")
+    old = [parse_tiles(s) for s in position["table_melds"]]
+    rack = parse_tiles(position["rack"])
+    calls: list[tuple[bool, bool]] = []
+    real = least.least_arrangement
+
+    def arrangement(*args, **kwargs):  # type: ignore[no-untyped-def]
+        found = real(*args, **kwargs)
+        calls.append((kwargs.get("known") is not None and kwargs.get("most_points", False), found is not None))
+        return found
+
+    least.least_arrangement = arrangement
+    try:
+        move = best_move(old, rack, objective="points", tiebreak="exact")
+    finally:
+        least.least_arrangement = real
+    assert move is not None and move.least_moved
+    assert (move.points, len(move.moved)) == (189, 4)
+    assert calls == [(False, False), (True, True)]
