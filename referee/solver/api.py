@@ -234,6 +234,14 @@ _MOST_POINTS_RELAXATIONS = 24
 :func:`_most_points_least_moved`), counting the two a branching looks at, before the solver
 takes the other way."""
 
+_MOST_POINTS_RELAXATIONS_KNOWN = 60
+"""The same on a full table (``_FIRST_MOVE_FROM`` tiles or more, the most-tiles move known from the
+start). There the search starts again with ``least.CUT_ROUNDS_NO_POINT`` rounds of cuts after
+``least.CUT_AFTER_KNOWN`` relaxations and the budget counts afresh from there, where a relaxation
+closes in a few pivots, while the next try (HiGHS's MIP) costs seconds where 24 fall short. (Not
+on the retry of smaller tables, ``_RETRY_WITH_MOVE``: there 60 rescued one position in 14 and
+cost 50-350 ms on the others.) See ``referee/SOLVER.md``, session 20."""
+
 _FIRST_MOVE_FROM = 40
 """Table tiles from which the points objective's programme starts from the most-tiles move
 (with a rack joker). Measured (session 7, the benchmark's mid and mid_r24 positions with
@@ -311,6 +319,7 @@ def _most_points_least_moved(
     else:
         tries = [(False, False, False), (False, True, False)]
     found = None
+    full = first is not None  # (a full table: the move known from the start)
     for mip, every_place, with_move in tries:
         if with_move and first is None:
             first = most_tiles_move()
@@ -318,7 +327,8 @@ def _most_points_least_moved(
                 break
         found = least_arrangement(
             old_sets, rack, rules, most_points=True, time_limit=time_limit - (time.perf_counter() - start),
-            relaxations=_MOST_POINTS_RELAXATIONS, every_place=every_place, mip=mip,
+            relaxations=_MOST_POINTS_RELAXATIONS_KNOWN if full else _MOST_POINTS_RELAXATIONS,
+            every_place=every_place, mip=mip,
             known=None if first is None else len(table_tiles) - len(first.moved),
             known_points=None if first is None else first.points,
         )

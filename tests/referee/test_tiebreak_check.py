@@ -1304,3 +1304,32 @@ def test_exact_tiebreak_points_retry_with_the_most_tiles_move_on_a_slow_position
     assert move is not None and move.least_moved
     assert (move.points, len(move.moved)) == (189, 4)
     assert calls == [(False, False), (True, True)]
+
+
+def test_exact_tiebreak_points_full_table_budget_spares_the_highs_mip() -> None:
+    """random-large-J-030 of the benchmark's seed 12 (a full table, a rack joker): the most-points
+    programme with the most-tiles move known needs more than 24 relaxations after its cuts, and
+    HiGHS's MIP after it ran 6 s and more, at times past the time limit (then the fast points
+    search gave 74 points, not proven). With ``api._MOST_POINTS_RELAXATIONS_KNOWN`` (60, session 20)
+    our branch and bound proves the most, 76 points and 5 tiles moved, and the MIP is not called."""
+    import referee.solver.least as least
+    from referee.tools.bench import random_positions
+
+    position = next(p for p in random_positions(60, 12) if p["id"] == "random-large-J-030")
+    old = [parse_tiles(s) for s in position["table_melds"]]
+    rack = parse_tiles(position["rack"])
+    mips: list[bool] = []
+    real = least._mip
+
+    def mip(*args, **kwargs):  # type: ignore[no-untyped-def]
+        mips.append(True)
+        return real(*args, **kwargs)
+
+    least._mip = mip
+    try:
+        move = best_move(old, rack, objective="points", tiebreak="exact")
+    finally:
+        least._mip = real
+    assert move is not None and move.proven and move.least_moved
+    assert (move.points, len(move.moved)) == (76, 5)
+    assert not mips
