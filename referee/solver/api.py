@@ -263,9 +263,9 @@ _RETRY_WITH_MOVE = True
 """Whether the points objective's programme, where its branch and bound runs long on a table of
 fewer than ``_FIRST_MOVE_FROM`` tiles (no move known), tries again with the most-tiles move known
 (its cut-off: the programme's sets priced in, cuts after ``least.CUT_AFTER_KNOWN`` relaxations,
-``least.CUT_ROUNDS_NO_POINT`` rounds where no better point is found), then with every joker place
-too, before the fast points search decides; instead of every joker place alone. See
-``referee/SOLVER.md``, session 20."""
+``least.CUT_ROUNDS_NO_POINT`` rounds where no better point is found) before the fast points search
+decides; False: again with every joker place and no move known (sessions 8-19). A third try with
+both rescued 1 position in 7 and cost 80-370 ms on the others. See ``referee/SOLVER.md``, session 20."""
 
 
 def _most_points_least_moved(
