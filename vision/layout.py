@@ -43,14 +43,16 @@ How tiles become sets (see :func:`group_sets`):
    where the rack itself shows - its bar and back wall between and under the tiles, a backdrop
    unlike the table around it, unlike the tiles themselves (the sides of flat tiles seen at an
    angle) and dark or grey as a rack's plastic (the coloured or patterned table showing between
-   rows of flat tiles is not); "the table around" is only a band mostly free of tile boxes
+   rows of flat tiles is not), darker than the table around it (flat tiles far off show their
+   light sides between them); "the table around" is only a band mostly free of tile boxes
    (``RACK_BAND_FREE``: a band mostly covered is more tiles), and the tiles must stand the right
    way up (:func:`_right_way_up`: rows of flat tiles seen from another side of the table point
    down or sideways). A rack seen grows by further tiers stacked on it (gaps up to
    ``RACK_TIER_GAP``) where the photo shows a rack under them all, and tiles on the found ledges'
    lines join the rack. Without the photo, or in ``mode="flat"`` (the player says there is no
    rack), no rack is called. Limits: a rack of the table's own colour, of light coloured
-   plastic, with fewer than 4 tiles on its ledges (a ledge of two tiles counts only level),
+   plastic, lighter than the table around it (a grey rack on a black table), with fewer than 4
+   tiles on its ledges (a ledge of two tiles counts only level),
    tilted more than ``RACK_SEEN_TILT_DEG``, in a photo turned upside down, or whose tiles' boxes cover most of it (tilted tiles' upright boxes
    hide the plastic between them: too little backdrop shows), is not found; the caller then says
    ``mode="rack"`` (every tile is a rack tile, grouped in rows by height, the rows' tilt found
@@ -220,6 +222,16 @@ RACK_DARK_L = 60.0
 at most (lightness 41 at most), rendered racks 7 at most but for 2 of 167 (16 and 21); rendered
 rows of flat tiles taken for a rack before these two checks show their table between them:
 chroma 19-107 and lightness 94 or more (wood, felt, printed cloth)."""
+RACK_DARKER_L = 0.0
+"""...and when that backdrop is darker than the table around the rack (CIELAB lightness, on at
+least one side) by more than this: a rack is dark or grey plastic standing on the table. Flat
+tiles far off show their light sides and shadows between them, lighter than a dark table (dev
+scene 79/3: backdrop 120 on a table of 24, 98 apart) or than every band around a rack-like row
+of a coloured one (79/24, 79/70: the rows that seeded those false racks). Measured on the racks
+called before this check: real racks 183 or more darker than the table, rendered ones 9 or more,
+the flat rows of 79/3 94 lighter. Dev scenes (seed 79, models' boxes, as read): 1,364 -> 1,371
+sets, flat tables called a rack 1 -> 0 of 134, racks exact 21 -> 22 of 65 (false sets 109 -> 112:
+the tiles of the false racks are laid out as the table's); real train and valid unchanged."""
 MODES = ("table", "rack", "flat")
 """``table``: sets on the table, and a rack where one is seen; ``rack``: the player says the photo
 shows a rack (every tile standing on it is a rack tile, tiles lying flat beside it the table's);
@@ -773,6 +785,7 @@ def rack_cue(image_bgr: np.ndarray, boxes_xyxy: np.ndarray, rows: list[list[int]
     share = len(inside) / area
     backdrop = np.median(inside, axis=0)
     contrast = 0.0
+    darker = -float("inf")  # how much darker (lightness) the backdrop is than the table, at most
     for band in (region(left - 0.5 * w, bottom + 0.25 * h, right + 0.5 * w, bottom + 0.85 * h),
                  region(left - 0.5 * w, top - 1.0 * h, right + 0.5 * w, top - 0.4 * h),
                  region(left - 1.5 * w, top, left - 0.5 * w, bottom),
@@ -780,13 +793,19 @@ def rack_cue(image_bgr: np.ndarray, boxes_xyxy: np.ndarray, rows: list[list[int]
         # A band mostly covered by tiles is more tiles, not the table around (their corners
         # outside upright boxes of turned tiles look bright): dev scene 77/93.
         if len(band[0]) >= 30 and len(band[0]) >= RACK_BAND_FREE * band[1]:
-            contrast = max(contrast, float(np.linalg.norm(np.median(band[0], axis=0) - backdrop)))
+            table = np.median(band[0], axis=0)
+            contrast = max(contrast, float(np.linalg.norm(table - backdrop)))
+            darker = max(darker, float(table[0] - backdrop[0]))
     if share < RACK_BACKDROP_SHARE or contrast < RACK_BAR_CONTRAST or share * contrast < RACK_EVIDENCE:
         return None
     # What shows between and under the tiles must look like a rack's plastic: dark or grey, not
     # the coloured or patterned table that shows between rows of flat tiles...
     chroma = float(math.hypot(float(backdrop[1]) - 128.0, float(backdrop[2]) - 128.0))
     if chroma > RACK_GREY_CHROMA and float(backdrop[0]) > RACK_DARK_L:
+        return None
+    # ...and darker than the table around it (flat tiles far off show their light sides between
+    # them: lighter than a dark table).
+    if darker <= RACK_DARKER_L:
         return None
     # ...and not the tiles' own colour (the sides of flat tiles photographed at an angle), taken
     # from their boxes' middles (the face; its digits are a small share).

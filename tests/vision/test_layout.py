@@ -306,6 +306,7 @@ def test_rack_seen_in_a_photo_decoded_smaller() -> None:
         ((200, 60, 150), (235, 200, 170)),  # rows lying on a purple blob of a printed cloth
         ((60, 110, 150), (150, 170, 190)),  # on a wooden board's darker plank
         ((215, 235, 245), (40, 40, 40)),  # flat tiles seen at an angle: their own sides show under them
+        ((120, 120, 120), (30, 30, 30)),  # far flat tiles on a dark table: their light sides, lighter than it (dev 79/3)
     ],
 )
 def test_flat_rows_over_something_unlike_the_table_are_not_a_rack(between_bgr: tuple[int, int, int],
