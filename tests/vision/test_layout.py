@@ -715,6 +715,21 @@ def test_a_rack_grows_to_three_tiers_at_most() -> None:
     assert layout.racks and max(cue.rows for cue in layout.racks) == RACK_MAX_TIERS == 3
 
 
+def test_a_second_box_on_a_tile_is_left_loose() -> None:
+    # Dev scenes 79/28, 79/55, 79/70, 79/155: the detector boxed a tile twice, the second box
+    # shifted by a third of a tile (IoU 0.48: not a twin). Linked first (the shortest link), it
+    # became the set's first tile; boxes nearer than MIN_SPACING are not tiles side by side.
+    s = Scene()
+    row = s.add_set(0, 0, 4)
+    boxes, up = s.view(px=40)
+    second = boxes[row[0]] - np.array([0.35 * 40, 0, 0.35 * 40, 0])
+    assert 0.3 < iou_matrix(second[None], boxes[row[:1]])[0, 0] < 0.6
+    for ups in (None, np.vstack([up, up[:1]])):
+        layout = group_sets(np.vstack([boxes, second]), ups)
+        assert _as_sets(layout) == {frozenset(row)}
+        assert layout.loose == (len(boxes),)
+
+
 def test_tiles_laid_in_order_a_little_wider_apart_are_a_set() -> None:
     # A little over MAX_SPACING between tiles whose neighbourhood agrees on an up: widths seen
     # small or at an angle are a little underestimated (dev scenes 79/141, 79/35; real train
