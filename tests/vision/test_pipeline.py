@@ -563,3 +563,21 @@ def test_a_glared_photo_says_so_and_a_fair_one_does_not(reader) -> None:  # noqa
     assert "Glare" in glared.to_dict()["photo_note"]
     with use_language("es"):
         assert "reflejos" in glared.photo_note()
+
+
+def test_a_second_box_shifted_along_one_tile_is_a_duplicate() -> None:
+    """``nms_iou`` (session 20): a second box shifted 3/8 of a tile along it (IoU 0.45)
+    is the same tile, not a neighbour that takes a real tile's place in a set; two tiles side by
+    side, touching, and the tiers of a rack (boxes overlapping a little) are kept."""
+    from vision.detect import DetectorSettings, TileModel
+
+    model = object.__new__(TileModel)  # the merge needs the settings only, no network
+    model.settings = DetectorSettings()
+    tile = np.array([100, 100, 140, 160], np.float32)  # 40 x 60 px
+    shifted = tile + np.array([15, 0, 15, 0], np.float32)
+    beside = tile - np.array([40, 0, 40, 0], np.float32)
+    tier_behind = tile + np.array([0, -45, 0, -45], np.float32)  # hidden at its foot by this one
+    boxes = np.stack([tile, shifted, beside, tier_behind])
+    scores = np.array([0.9, 0.8, 0.9, 0.7], np.float32)
+    kept, _ = model._merge(boxes, scores, 640, 480)
+    assert sorted(map(tuple, kept.tolist())) == sorted(map(tuple, boxes[[0, 2, 3]].tolist()))
