@@ -496,7 +496,7 @@ class Follower:
         self._frame_reader = self.reader.for_glare() if glared else self.reader
         self._steps.lap("exposure")
         became, self._glared = glared and not self._glared, glared
-        return [self._event(t, "glare", glare_note())] if became else []
+        return [self._event(t, "glare", glare_note(live=True))] if became else []
 
     def _work(self, frame: np.ndarray) -> np.ndarray:
         return _to_width(frame, self.s.work_width)

@@ -191,8 +191,13 @@ class NotTile:
         return {"box": [round(float(v), 1) for v in self.box_xyxy], "reason": self.reason}
 
 
-def glare_note() -> str:
-    """Advice for a photo (or a live frame) glare has blown out (``DetectorSettings.glare_share``)."""
+def glare_note(live: bool = False) -> str:
+    """Advice for a photo glare has blown out (``DetectorSettings.glare_share``); ``live``: for the
+    live referee's camera view, which the players mend by moving the camera or the light."""
+    if live:
+        # TRANSLATORS: the live referee's message when much of the camera's view is pure white.
+        return _("Glare has blown out part of the camera's view: white tiles there may be missed. "
+                 "Move the camera or the lamp, or turn the flash off.")
     # TRANSLATORS: shown under a photo reading when much of the photo is pure white.
     return _("Glare has blown out part of this photo: white tiles there may be missed. "
              "Tilt the phone, move away from the lamp or turn the flash off, and take it again.")

@@ -476,9 +476,12 @@ def test_an_overexposed_view_is_read_with_the_glare_settings_and_said_once(short
         reader.model.settings = replace(on, glare_share=gate)
         twins.clear()
         f = Follower(_names(game), reader=reader)
-        kinds = [e["event"]["kind"] for i, frame in enumerate(frames) for e in f.feed(frame, i / 2) if "event" in e]
+        events = [e["event"] for i, frame in enumerate(frames) for e in f.feed(frame, i / 2) if "event" in e]
+        kinds = [e["kind"] for e in events]
         glared = view == "glare" and gate > 0
         assert kinds.count("glare") == int(glared), (view, gate, kinds)
+        if glared:
+            assert "camera's view" in next(e["message"] for e in events if e["kind"] == "glare")
         assert bool(twins) == glared and all(t.model.settings.confirm_below == on.glare_confirm_below for t in twins)
         laid[view, gate] = f.turns[0]["laid"] if f.turns else []
     assert laid["fair", on.glare_share] == game["turns"][0]["laid"]

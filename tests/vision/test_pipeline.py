@@ -554,6 +554,7 @@ def test_a_glared_photo_says_so_and_a_fair_one_does_not(reader) -> None:  # noqa
     on, in the JSON (``photo_note``); a photo as taken carries none."""
     from referee.i18n import use_language
     from vision.evaluate.robust import overexposed_hard
+    from vision.reading import glare_note
 
     image = cv2.imread(str(sample_photos()[0]))
     fair = reader.read_table(image)
@@ -563,6 +564,7 @@ def test_a_glared_photo_says_so_and_a_fair_one_does_not(reader) -> None:  # noqa
     assert "Glare" in glared.to_dict()["photo_note"]
     with use_language("es"):
         assert "reflejos" in glared.photo_note()
+        assert "cámara" in glare_note(live=True)  # the live referee's wording
 
 
 def test_a_second_box_shifted_along_one_tile_is_a_duplicate() -> None:
