@@ -747,3 +747,17 @@ def test_tiles_laid_in_order_a_little_wider_apart_are_a_set() -> None:
         strewn.add_loose(-6 + 2.5 * k, 4.0, math.radians(angle))
     boxes, up = strewn.view(px=40)
     assert frozenset(pair) not in _as_sets(group_sets(boxes, up))
+
+
+@pytest.mark.parametrize("angle", [0, 30, 90])
+def test_several_misread_ups_among_tiles_laid_in_order(angle: float) -> None:
+    # Dev scenes 79/96, 79/119, 79/126: small, blurred tiles, several read turned side by side.
+    # Three misread among a tile's nine nearest leave that neighbourhood without a common up, so
+    # each misread tile refused its links and its set came apart; the wider neighbourhood
+    # (COMMON_UP_WIDER) of tiles laid in order agrees and overrules them.
+    s = Scene()
+    rows = [s.add_set(0, 2.5 * r, 6) for r in range(5)]
+    boxes, up = s.view(angle_deg=angle, px=16)
+    misread = rows[2][1:4]
+    up[misread] = up[misread] @ np.array([[0.0, 1.0], [-1.0, 0.0]])  # each turned a quarter
+    assert _as_sets(group_sets(boxes, up)) == {frozenset(r) for r in rows}
