@@ -293,25 +293,15 @@ def _colour_tables(
     short: list[tuple[int, ...]] = []
     by_span: dict[tuple[int, int], list[_LongRun]] = {}
     with_joker: list[_LongRun] = []
+    long_run = _long_run if _SHARED_LONG_RUNS else _long_run.__wrapped__
     for key, lo, reading in _colour_runs(c, mask, jokers):
-        if points and key[-1] == _JOKER and len(reading) >= 6:
-            reading = _referee_reading(key)
-            lo = _lowest(reading)
-        cuts = _cuts(reading) if len(reading) >= 6 else ()
-        prefix = [0]
-        for x in reading:
-            prefix.append(prefix[-1] + (x == _JOKER))
-        if cuts and points and prefix[-1]:
-            cuts, firsts, seconds = _points_cuts(reading)
-        else:
-            firsts = tuple(prefix[p] for p in cuts)
-            seconds = tuple(prefix[-1] - prefix[p] for p in cuts)
-        if not cuts:
-            short.append(key)
+        got = long_run(key, lo, reading, points) if len(reading) >= 6 else None
+        if got is None:
+            short.append(key)  # (a run of 3-5, or a long one with no cut)
             continue
-        entry = (key, reading, cuts, {x: k for k, x in enumerate(reading) if x != _JOKER}, tuple(prefix), firsts, seconds)
-        by_span.setdefault((lo, lo + len(reading) - 1), []).append(entry)
-        if prefix[-1]:
+        lo, entry = got
+        by_span.setdefault((lo, lo + len(entry[1]) - 1), []).append(entry)
+        if entry[4][-1]:
             with_joker.append(entry)
     spans = []
     for (lo, _hi), entries in sorted(by_span.items()):
@@ -330,6 +320,38 @@ def _colour_tables(
             ends.setdefault((head, tail), []).append(key)
         spans.append((lo, max(e[2][0] for e in entries), min(e[2][-1] for e in entries), entries, list(ends.items())))
     return tuple(short), spans, with_joker
+
+
+_SHARED_LONG_RUNS = True
+"""Whether :func:`_colour_tables` takes each long run's entry from :func:`_long_run`'s cache (shared
+between the tables of every mask of its colour) rather than working it out again per table.
+Measured (session 21): see ``referee/SOLVER.md``."""
+
+
+@lru_cache(maxsize=1 << 14)
+def _long_run(key: tuple[int, ...], lo: int, reading: tuple[int, ...], points: bool) -> tuple[int, _LongRun] | None:
+    """The entry of :func:`_colour_tables` for the run ``key`` of 6 places or more, read as
+    ``reading`` from the number ``lo`` (as :func:`_colour_runs` gives it): (the lowest number of the
+    reading used, the entry), or None when it has no cut (it pairs with every old set). It depends
+    on the run alone, not on the other tiles of its colour, so a run is worked out once for the
+    tables of every mask that holds it (a full table's colour has some 5,000 runs, most of them
+    long, and most of them in the tables of many masks). For ``points``, a run with a joker is
+    read as the referee reads it and cut only where the pieces score as much."""
+    if points and key[-1] == _JOKER:
+        reading = _referee_reading(key)
+        lo = _lowest(reading)
+    cuts = _cuts(reading)
+    prefix = [0]
+    for x in reading:
+        prefix.append(prefix[-1] + (x == _JOKER))
+    if cuts and points and prefix[-1]:
+        cuts, firsts, seconds = _points_cuts(reading)
+    else:
+        firsts = tuple(prefix[p] for p in cuts)
+        seconds = tuple(prefix[-1] - prefix[p] for p in cuts)
+    if not cuts:
+        return None
+    return lo, (key, reading, cuts, {x: k for k, x in enumerate(reading) if x != _JOKER}, tuple(prefix), firsts, seconds)
 
 
 @lru_cache(maxsize=_COLOUR_CACHE)

@@ -741,6 +741,34 @@ def test_long_runs_pairs_match_survives_written_plainly() -> None:
                         assert paired.get(entry[0], set()) == expected, (p["id"], entry[0])
 
 
+@pytest.mark.parametrize("points", [False, True])
+def test_colour_tables_share_long_runs_between_masks(points: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Session 21: :func:`least._colour_tables` takes each long run's entry from
+    :func:`least._long_run`, worked out once per run for the tables of every mask that holds it: the
+    tables are those worked out run by run in each table (``least._SHARED_LONG_RUNS`` off), for
+    masks with and without gaps and 0-2 jokers, and two masks' tables hold the same entry objects
+    for the runs both have."""
+    import referee.solver.least as least
+
+    rng = random.Random(2100 + points)
+    full = (1 << 13) - 1
+    masks = [full, full & ~1, full & ~(1 << 12)] + [rng.getrandbits(13) | 0b111 for _ in range(4)]
+    for c in (0, 3):
+        for jokers in (0, 1, 2):
+            shared_tables = []
+            for mask in masks:
+                monkeypatch.setattr(least, "_SHARED_LONG_RUNS", True)
+                shared = least._colour_tables.__wrapped__(c, mask, jokers, points)
+                monkeypatch.setattr(least, "_SHARED_LONG_RUNS", False)
+                alone = least._colour_tables.__wrapped__(c, mask, jokers, points)
+                assert shared == alone, (c, mask, jokers)
+                shared_tables.append(shared)
+            first = {entry[0]: entry for _lo, _f, _l, entries, _e in shared_tables[0][1] for entry in entries}
+            second = {entry[0]: entry for _lo, _f, _l, entries, _e in shared_tables[1][1] for entry in entries}
+            both = first.keys() & second.keys()
+            assert both and all(first[key] is second[key] for key in both)
+
+
 def test_least_arrangement_turns_the_collector_back_on() -> None:
     """Session 10: the cyclic garbage collector is paused while the programme is built and
     solved, and on again afterwards: after an answer, after an error, after solves in several
