@@ -1065,6 +1065,7 @@ def _places_search(
             found = _branch_and_bound(
                 rows, programme.cost, programme.upper, n, time_limit, known, relaxations, cut_rounds=CUT_ROUNDS,
                 rounds_no_point=_rounds_no_point(programme, known),
+                lazy_before_cuts=_LAZY_CHILD_KNOWN and known is not None,
             )
         return found, _set_copies(programme, found)
     left_out = set(reserve)
@@ -1111,6 +1112,7 @@ def _places_search(
         return _branch_and_bound(
             rows, programme.cost, programme.upper, n, left, known, relaxations, CUT_ROUNDS, h=h,
             rounds_no_point=_rounds_no_point(programme, known),
+            lazy_before_cuts=_LAZY_CHILD_KNOWN and known is not None,
         )
 
     found = search(rows, known, h)
@@ -1320,7 +1322,7 @@ _MIP_OPTIONS: tuple[tuple[str, Any], ...] = (
 def _branch_and_bound(
     rows: _Rows, cost: list[float], upper: list[int], whole: int, time_limit: float, known: int | None,
     relaxations: int | None = None, cut_rounds: int = 0, copies: list[list[int]] | None = None,
-    h: Any = None, rounds_no_point: int | None = None,
+    h: Any = None, rounds_no_point: int | None = None, lazy_before_cuts: bool = False,
 ) -> tuple[int, list[float] | None] | None:
     """Maximise -cost over the programme ``rows`` (columns 0 to ``upper``), the first ``whole``
     columns integral, by branch and bound on HiGHS's dual simplex: each node changes one
@@ -1334,7 +1336,9 @@ def _branch_and_bound(
     best found kept and ``relaxations`` counted afresh; ``rounds_no_point`` rounds instead where
     the search has found no point better than ``known`` by then (see ``CUT_ROUNDS_NO_POINT``).
     Where every column of a relaxation's point is near an integer, the point rounded is tried
-    (see :func:`_rounded`). Returns (value, columns), (known, None) when nothing beats ``known``,
+    (see :func:`_rounded`). ``lazy_before_cuts``: a node's child below is left unsolved where the
+    child above is worth the node's bound before the cuts too, not only after them (``_LAZY_CHILD``).
+    Returns (value, columns), (known, None) when nothing beats ``known``,
     or None past ``time_limit`` seconds or when there is no integral point."""
     import highspy
 
@@ -1422,12 +1426,16 @@ def _branch_and_bound(
         # fall-back, against 0.5 s). Down on a tie would dive ever deeper, one column at a time.
         worth: list[int | None] = []
         for new_lo, new_hi in children:
-            if worth and worth[0] is not None and worth[0] >= bound and cap[0] is None and _LAZY_CHILD:
+            if (
+                worth and worth[0] is not None and worth[0] >= bound and _LAZY_CHILD
+                and (cap[0] is None or lazy_before_cuts)
+            ):
                 # With the cuts in: the child above is worth the node's bound, which the child
                 # below cannot pass, so up first whatever that one is worth, and it is solved
                 # only if the search comes back to it (node solves it then). Counted as if solved
-                # (the budget stays where it was). Not before the cuts: the vertex the search
-                # leaves changes the cuts made, see _LAZY_CHILD.
+                # (the budget stays where it was). Before the cuts only with lazy_before_cuts (the
+                # vertex the search leaves changes the cuts made, see _LAZY_CHILD and
+                # _LAZY_CHILD_KNOWN).
                 solved[0] += 1
                 worth.append(bound)
                 break
@@ -1505,8 +1513,20 @@ child above is worth the node's bound (the child below is followed second then w
 worth). Measured (session 18, fourth attempt, the 302 benchmark positions with the points
 objective, alternating in one process): the searches after the cuts mostly dive at the root's
 value, and each such child cost 3-25 ms (mid_r24-J-001: four, 62 ms). Also before the cuts it
-was slower overall: the basis the search leaves at the cut point changes the cuts, and on
-mid_r24-J-001 the weaker cuts ran it past its relaxation budget (350 -> 470-610 ms)."""
+was slower overall on the mid tables (no move known): the basis the search leaves at the cut point
+changes the cuts, and on mid_r24-J-001 the weaker cuts ran it past its relaxation budget (350 ->
+470-610 ms). With a move known it is done before the cuts too: see ``_LAZY_CHILD_KNOWN``."""
+
+
+_LAZY_CHILD_KNOWN = True
+"""Whether the programme with joker places and a move known (the full tables with a rack joker, the
+smaller tables' retry with the most-tiles move, the points tie-break) leaves the child below
+unsolved also before the cuts (``_LAZY_CHILD``; its ``lazy_before_cuts``). Measured (session 21,
+the random full tables with jokers of seeds 11-16, 360 positions, paired in one warm process): sums
+67.1 -> 50.7 s, geometric mean 0.90-0.98 per seed, over 300 ms 24 -> 21, the worst of each seed
+lower in five of six (seed 15: 9.3 s -> 0.76 s; seed 13's random-large-J-003 2.5-3.3 s, with
+HiGHS's MIP, -> 0.29 s); seed 12's worst higher (random-large-J-030 1.0 -> 1.5 s). The benchmark's
+positions with jokers within the noise. See ``referee/SOLVER.md``."""
 
 
 class _CutNow(Exception):

@@ -941,9 +941,12 @@ def test_exact_tiebreak_points_more_cut_rounds_without_a_point(ident: str, monke
     """Where the most-points programme with a move known reaches its cut point without a point
     better than the move (session 19), ``least.CUT_ROUNDS_NO_POINT`` rounds of cuts: the search
     then ends within its relaxations, where with two rounds it ran past them and HiGHS's MIP
-    decided; the same points and fewest moved either way."""
+    decided; the same points and fewest moved either way. (On session 19's searches, the child
+    below solved before the cuts: with it left unsolved, session 21's ``least._LAZY_CHILD_KNOWN``,
+    random-large-J-033 ends within its relaxations after two rounds too.)"""
     import referee.solver.least as least
 
+    monkeypatch.setattr(least, "_LAZY_CHILD_KNOWN", False)
     table, rack, expected = _NO_POINT_POSITIONS[ident]
     mips = _count_calls(monkeypatch, "_mip")
     got = {}
@@ -1361,3 +1364,59 @@ def test_exact_tiebreak_points_full_table_budget_spares_the_highs_mip() -> None:
     assert move is not None and move.proven and move.least_moved
     assert (move.points, len(move.moved)) == (76, 5)
     assert not mips
+
+
+def test_exact_tiebreak_points_child_below_left_before_the_cuts_matches_brute_force(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Session 21: with a move known (here on every table), the child below is left unsolved where
+    the child above is worth the node's bound before the cuts too (``least._LAZY_CHILD_KNOWN``): the
+    same points and fewest moved as the brute force, by other searches than without it. (On these
+    small programmes not shorter ones; on the full tables, see the next test.)
+    (Without the rounded points, which close some of those nodes before the child below is reached,
+    and with the cut point out of reach, so that every branching is one before the cuts.)"""
+    import referee.solver.api as api
+    import referee.solver.least as least
+
+    monkeypatch.setattr(api, "_FIRST_MOVE_FROM", 0)
+    monkeypatch.setattr(least, "_ROUNDING", False)
+    monkeypatch.setattr(least, "CUT_AFTER_KNOWN", 10**6)
+    ran = _count_runs(monkeypatch)
+    rng = random.Random(2302)
+    positions = [_long_run_position(rng) for _ in range(16)]
+    solves = {}
+    for lazy in (False, True):
+        monkeypatch.setattr(least, "_LAZY_CHILD_KNOWN", lazy)
+        ran["solves"] = ran["runs"] = 0
+        for old, rack in positions:
+            move = best_move(old, rack, objective="points", tiebreak="exact")
+            assert (None if move is None else (move.points, -len(move.moved))) == _brute_points(old, rack)
+            assert move is None or move.least_moved
+        solves[lazy] = (ran["solves"], ran["runs"])
+    assert solves[True] != solves[False]  # (other searches: here 89 relaxations against 75)
+
+
+def test_exact_tiebreak_points_child_below_left_before_the_cuts_spares_the_highs_mip(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """random-large-J-003 of the benchmark's seed 13 (a full table, a rack joker): solving both
+    children before the cuts, the most-points programme ran past its 60 relaxations and HiGHS's MIP
+    decided (2.5-3.3 s); with the child below left unsolved where the child above is worth the
+    node's bound (``least._LAZY_CHILD_KNOWN``, session 21) our branch and bound proves the same
+    answer, 89 points and 6 tiles moved, in about 0.3 s, and the MIP is not called."""
+    import referee.solver.least as least
+    from referee.tools.bench import random_positions
+
+    position = next(p for p in random_positions(60, 13) if p["id"] == "random-large-J-003")
+    old = [parse_tiles(s) for s in position["table_melds"]]
+    rack = parse_tiles(position["rack"])
+    mips = _count_calls(monkeypatch, "_mip")
+    got = {}
+    for lazy in (True, False):
+        monkeypatch.setattr(least, "_LAZY_CHILD_KNOWN", lazy)
+        mips["calls"] = 0
+        move = best_move(old, rack, objective="points", tiebreak="exact")
+        assert move is not None and move.proven and move.least_moved
+        got[lazy] = (move.points, len(move.moved), mips["calls"])
+    assert got[True] == (89, 6, 0)
+    assert got[False][:2] == (89, 6) and got[False][2] > 0
