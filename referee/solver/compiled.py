@@ -96,3 +96,44 @@ SEARCH0, SEARCH_JOKERS, NEED_TABLES, WHICH = _load()
 """The loops :meth:`DepthFirst.search` calls (joker-free, with jokers), the joker needs' passes
 :meth:`Bounds.joker_needs` calls, and which they are."""
 
+CUTS_VERSION = 1
+"""The version of ``referee.solver.least._gmi_cut`` (one Gomory cut of the exact tie-break) the
+compiled twin ``_cuts0.c`` must carry: raise it in both when the cut changes."""
+
+CUTS_SOURCE = _HERE / "_cuts0.c"
+"""The compiled cut's source (absent from an installed wheel)."""
+
+
+def _load_cuts() -> tuple[Callable[..., Any] | None, str]:
+    """The compiled Gomory cut (``_cuts0.gmi_cut``) or None (the twin ``least._gmi_cut`` runs:
+    RUMMIKUB_SOLVER_PURE set, not built, another version, or older than its C file), and a line
+    saying which and why."""
+    if os.environ.get("RUMMIKUB_SOLVER_PURE", "") not in ("", "0"):
+        return None, "pure Python (RUMMIKUB_SOLVER_PURE is set)"
+    try:
+        from referee.solver import _cuts0  # type: ignore[attr-defined]
+    except ImportError:
+        return None, "pure Python (the compiled cut is not built)"
+    if getattr(_cuts0, "CUTS_VERSION", None) != CUTS_VERSION:
+        warnings.warn(
+            "referee.solver._cuts0 was built for another version of least._gmi_cut: using the pure-Python cut "
+            "(rebuild with `pip install -e .`)", RuntimeWarning, stacklevel=2,
+        )
+        return None, "pure Python (the compiled cut is another version)"
+    try:
+        stale = CUTS_SOURCE.stat().st_mtime > Path(_cuts0.__file__).stat().st_mtime
+    except OSError:
+        stale = False
+    if stale:
+        warnings.warn(
+            "referee.solver._cuts0 is older than _cuts0.c: using the pure-Python cut (rebuild with `pip install -e .`)",
+            RuntimeWarning, stacklevel=2,
+        )
+        return None, "pure Python (the compiled cut is older than its C source)"
+    return _cuts0.gmi_cut, f"compiled ({Path(_cuts0.__file__).name})"
+
+
+GMI_CUT, CUTS_WHICH = _load_cuts()
+"""The compiled Gomory cut :func:`referee.solver.least._gomory_cuts` uses (None: the twin), and
+which and why."""
+

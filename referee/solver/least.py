@@ -37,6 +37,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, wraps
+from array import array
 from itertools import chain, combinations, compress, repeat
 from operator import mod
 from typing import Any
@@ -1575,6 +1576,12 @@ def _gomory_cuts(
     floor = math.floor
     spans: dict[int, tuple[list[int], list[float], bool, bool]] = {}  # row -> entries, continuous, all 1
     cut_rows: list[tuple[dict[int, float], float]] = []  # cuts added (rows m0 on): entries, lower bound
+    compiled_cut = _compiled_gmi_cut()
+    if compiled_cut is not None:  # (the programme's rows and the cuts' as C arrays, for _cuts0.gmi_cut)
+        upper_a = array("d", upper)
+        rows_a = (array("q", rows.starts), array("q", rows.cols), array("d", rows.vals), array("d", rows.lo),
+                  array("d", rows.hi))
+        cut_arrays = (array("q", [0]), array("q"), array("d"), array("d"))
     for _round in range(rounds):
         left = time_limit - (time.perf_counter() - start)
         if left <= 0:
@@ -1622,98 +1629,25 @@ def _gomory_cuts(
         # Otherwise every nonzero entry, as they come.
         sifted = whole == n and 3 not in col_side and 3 not in row_side
         found: list[tuple[dict[int, float], float]] = []
+        if compiled_cut is not None:
+            c_cols, c_rows, c_x = bytes(col_side), bytes(row_side), array("d", x)
         for _half, p, f0 in picks[:_CUTS_PER_ROUND]:
-            g0 = 1.0 - f0
             # The tableau row: trow . x - (B^-1 row) . r = 0 with r = A x (highspy's dense rows).
-            trow = h.getReducedRow(p)[1].tolist()
-            brow = h.getBasisInverseRow(p)[1].tolist()
-            coef = [0.0] * n
-            rhs = 1.0
-            valid = True
-            for j in compress(range(n), map(mod, trow, repeat(1.0)) if sifted else trow):
-                side = col_side[j]
-                if side == 1:  # u = x, at 0
-                    a = trow[j]
-                elif side == 2:  # u = upper - x, at its upper bound
-                    a = -trow[j]
-                elif side:
-                    valid = False
-                    break
-                else:
-                    continue
-                if j < whole:
-                    fa = a - floor(a)
-                    if fa < 1e-9 or fa > 1 - 1e-9:
-                        continue
-                    w = fa / f0 if fa <= f0 else (1.0 - fa) / g0
-                else:  # (a continuous column)
-                    w = a / f0 if a > 0 else -a / g0
-                if side == 2:
-                    coef[j] -= w
-                    rhs -= w * upper[j]
-                else:
-                    coef[j] += w
-            if not valid:
+            trow_a = h.getReducedRow(p)[1]
+            brow_a = h.getBasisInverseRow(p)[1]
+            got = NotImplemented
+            if compiled_cut is not None:
+                got = compiled_cut(trow_a, brow_a, f0, sifted, n, m0, whole, c_cols, c_rows, upper_a, c_x, *rows_a, *cut_arrays)
+                if got is not None and got is not NotImplemented:
+                    got = dict(zip(got[0], got[1])), got[2]
+            if got is NotImplemented:
+                got = _gmi_cut(
+                    trow_a.tolist(), brow_a.tolist(), f0, sifted, n, m0, whole, col_side, row_side, upper, x, rows,
+                    spans, cut_rows,
+                )
+            if got is None:
                 continue
-            for r_ in (
-                chain(compress(range(m0), map(mod, brow, repeat(1.0))), compress(range(m0, len(brow)), brow[m0:]))
-                if sifted else compress(range(len(brow)), brow)
-            ):
-                side = row_side[r_]
-                if not side:
-                    continue
-                a = -brow[r_]  # (the row activity's coefficient in the tableau row)
-                if side == 4:
-                    # A cut's row: continuous (fractional coefficients), at its lower bound.
-                    w = a / f0 if a > 0 else -a / g0
-                    entries, bound = cut_rows[r_ - m0]
-                    for c_, v_ in entries.items():
-                        coef[c_] += w * v_
-                    rhs += w * bound
-                    continue
-                if side == 3:
-                    valid = False
-                    break
-                # Its entries (the rows were written one after the other) and its bound.
-                got = spans.get(r_)
-                if got is None:
-                    begin, end = rows.starts[r_], rows.starts[r_ + 1]
-                    cols_r = rows.cols[begin:end]
-                    vals_r = rows.vals[begin:end]
-                    got = spans[r_] = (
-                        cols_r, vals_r, any(c_ >= whole for c_ in cols_r), all(v_ == 1 for v_ in vals_r),
-                    )
-                cols_r, vals_r, continuous, ones = got
-                if side == 2:
-                    a = -a
-                if continuous:  # (a row holding a continuous column)
-                    w = a / f0 if a > 0 else -a / g0
-                else:
-                    fa = a - floor(a)
-                    if fa < 1e-9 or fa > 1 - 1e-9:
-                        continue
-                    w = fa / f0 if fa <= f0 else (1.0 - fa) / g0
-                # u = r - lo (at lo) or hi - r (at hi), r = A x.
-                if side == 2:
-                    sign = -w
-                    rhs += sign * rows.hi[r_]
-                else:
-                    sign = w
-                    rhs += sign * rows.lo[r_]
-                if ones:  # (sign * 1.0 is sign)
-                    for c_ in cols_r:
-                        coef[c_] += sign
-                else:
-                    for c_, v_ in zip(cols_r, vals_r):
-                        coef[c_] += sign * v_
-            if not valid:
-                continue
-            cut = {c_: coef[c_] for c_ in compress(range(n), coef) if abs(coef[c_]) > 1e-9}
-            if not cut or not math.isfinite(rhs):
-                continue
-            sizes = [abs(v_) for v_ in cut.values()]
-            if max(sizes) > 1e6 * min(sizes) or sum(v_ * x[c_] for c_, v_ in cut.items()) > rhs - 1e-4:
-                continue  # (badly scaled, or not cutting the vertex off)
+            cut, rhs = got
             found.append((cut, rhs - 1e-6 * max(1.0, abs(rhs))))  # (a little slack for rounding)
         if not found:
             return
@@ -1721,6 +1655,131 @@ def _gomory_cuts(
         for cut, lo in found:
             h.addRow(lo, highspy.kHighsInf, len(cut), list(cut.keys()), list(cut.values()))
             cut_rows.append((cut, lo))
+            if compiled_cut is not None:
+                cut_arrays[1].extend(cut.keys())
+                cut_arrays[2].extend(cut.values())
+                cut_arrays[0].append(len(cut_arrays[1]))
+                cut_arrays[3].append(lo)
+
+
+_COMPILED_CUTS = True
+"""Whether :func:`_gomory_cuts` computes each cut with the compiled twin of :func:`_gmi_cut`
+(``_cuts0.c``, where it is built and current: ``compiled.GMI_CUT``). The same cuts bit for bit.
+Measured (session 21, second pass): see ``referee/SOLVER.md``."""
+
+
+def _compiled_gmi_cut() -> Callable[..., Any] | None:
+    """The compiled cut (``_cuts0.gmi_cut``) where it is to be used, else None (the twin runs)."""
+    if not _COMPILED_CUTS:
+        return None
+    from referee.solver.compiled import GMI_CUT
+
+    return GMI_CUT
+
+
+def _gmi_cut(
+    trow: list[float], brow: list[float], f0: float, sifted: bool, n: int, m0: int, whole: int, col_side: list[int],
+    row_side: list[int], upper: list[int], x: list[float], rows: _Rows,
+    spans: dict[int, tuple[list[int], list[float], bool, bool]], cut_rows: list[tuple[dict[int, float], float]],
+) -> tuple[dict[int, float], float] | None:
+    """The Gomory mixed-integer cut of :func:`_gomory_cuts` from the tableau row ``trow`` (and the
+    basis-inverse row ``brow``) of a basic column with fractional part ``f0``: (its entries, its
+    right-hand side before the slack), or None (a column or row between its bounds, no entry, not
+    finite, badly scaled, or not cutting the vertex ``x`` off). ``spans`` caches the rows' entries
+    between calls. Compiled in ``_cuts0.c`` (``compiled.GMI_CUT``), the same answer bit for bit."""
+    g0 = 1.0 - f0
+    floor = math.floor
+    coef = [0.0] * n
+    rhs = 1.0
+    valid = True
+    for j in compress(range(n), map(mod, trow, repeat(1.0)) if sifted else trow):
+        side = col_side[j]
+        if side == 1:  # u = x, at 0
+            a = trow[j]
+        elif side == 2:  # u = upper - x, at its upper bound
+            a = -trow[j]
+        elif side:
+            valid = False
+            break
+        else:
+            continue
+        if j < whole:
+            fa = a - floor(a)
+            if fa < 1e-9 or fa > 1 - 1e-9:
+                continue
+            w = fa / f0 if fa <= f0 else (1.0 - fa) / g0
+        else:  # (a continuous column)
+            w = a / f0 if a > 0 else -a / g0
+        if side == 2:
+            coef[j] -= w
+            rhs -= w * upper[j]
+        else:
+            coef[j] += w
+    if not valid:
+        return None
+    for r_ in (
+        chain(compress(range(m0), map(mod, brow, repeat(1.0))), compress(range(m0, len(brow)), brow[m0:]))
+        if sifted else compress(range(len(brow)), brow)
+    ):
+        side = row_side[r_]
+        if not side:
+            continue
+        a = -brow[r_]  # (the row activity's coefficient in the tableau row)
+        if side == 4:
+            # A cut's row: continuous (fractional coefficients), at its lower bound.
+            w = a / f0 if a > 0 else -a / g0
+            entries, bound = cut_rows[r_ - m0]
+            for c_, v_ in entries.items():
+                coef[c_] += w * v_
+            rhs += w * bound
+            continue
+        if side == 3:
+            valid = False
+            break
+        # Its entries (the rows were written one after the other) and its bound.
+        got = spans.get(r_)
+        if got is None:
+            begin, end = rows.starts[r_], rows.starts[r_ + 1]
+            cols_r = rows.cols[begin:end]
+            vals_r = rows.vals[begin:end]
+            got = spans[r_] = (
+                cols_r, vals_r, any(c_ >= whole for c_ in cols_r), all(v_ == 1 for v_ in vals_r),
+            )
+        cols_r, vals_r, continuous, ones = got
+        if side == 2:
+            a = -a
+        if continuous:  # (a row holding a continuous column)
+            w = a / f0 if a > 0 else -a / g0
+        else:
+            fa = a - floor(a)
+            if fa < 1e-9 or fa > 1 - 1e-9:
+                continue
+            w = fa / f0 if fa <= f0 else (1.0 - fa) / g0
+        # u = r - lo (at lo) or hi - r (at hi), r = A x.
+        if side == 2:
+            sign = -w
+            rhs += sign * rows.hi[r_]
+        else:
+            sign = w
+            rhs += sign * rows.lo[r_]
+        if ones:  # (sign * 1.0 is sign)
+            for c_ in cols_r:
+                coef[c_] += sign
+        else:
+            for c_, v_ in zip(cols_r, vals_r):
+                coef[c_] += sign * v_
+    if not valid:
+        return None
+    cut = {c_: coef[c_] for c_ in compress(range(n), coef) if abs(coef[c_]) > 1e-9}
+    if not cut or not math.isfinite(rhs):
+        return None
+    sizes = [abs(v_) for v_ in cut.values()]
+    dot = 0.0  # (added in order, as sum() did up to Python 3.11 and the compiled twin does)
+    for c_, v_ in cut.items():
+        dot += v_ * x[c_]
+    if max(sizes) > 1e6 * min(sizes) or dot > rhs - 1e-4:
+        return None  # (badly scaled, or not cutting the vertex off)
+    return cut, rhs
 
 
 _CUT_FRACTION = 0.005

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import itertools
 import json
+import math
 import random
 from collections import Counter
 from contextlib import redirect_stdout
@@ -1267,6 +1268,173 @@ def test_gomory_cuts_match_the_plain_loop_on_a_slow_position(monkeypatch: pytest
     assert move is not None and (move.points, len(move.moved), move.least_moved) == (98, 9, True)
     assert seen["cuts"] > 0
 
+
+
+def _compiled_cut() -> object:
+    """The compiled Gomory cut (``_cuts0.gmi_cut``) when it is built and current, else None."""
+    import os
+    import warnings
+
+    from referee.solver import compiled
+
+    saved = os.environ.pop("RUMMIKUB_SOLVER_PURE", None)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cut, _which = compiled._load_cuts()
+    finally:
+        if saved is not None:
+            os.environ["RUMMIKUB_SOLVER_PURE"] = saved
+    return cut
+
+
+needs_compiled_cut = pytest.mark.skipif(
+    _compiled_cut() is None, reason="the compiled cut (_cuts0) is not built here (no C compiler): the twin runs"
+)
+
+
+def _compare_compiled_cuts(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """Every compiled cut ``least._gomory_cuts`` asks for compared bit for bit with its twin
+    ``least._gmi_cut`` on the same rows (rebuilt from the compiled cut's arguments), the twin never
+    called by ``_gomory_cuts`` itself. Returns counts of the cuts compared and made."""
+    import referee.solver.least as least
+
+    fast = _compiled_cut()
+    assert fast is not None
+    seen = {"calls": 0, "cuts": 0, "sifted": 0, "plain": 0}
+
+    def twin_called(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("the twin ran where the compiled cut is built")
+
+    def one(got, trow, brow, f0, sifted, n, m0, whole, col_side, row_side, upper, x, starts, cols, vals, lo, hi,
+            cut_starts, cut_cols, cut_vals, cut_lo):  # type: ignore[no-untyped-def]
+        rows = least._Rows()
+        rows.starts, rows.cols, rows.vals = list(starts), list(cols), list(vals)
+        rows.lo, rows.hi, rows.count = list(lo), list(hi), len(lo)
+        cut_rows = [
+            (dict(zip(cut_cols[cut_starts[k]:cut_starts[k + 1]], cut_vals[cut_starts[k]:cut_starts[k + 1]])), cut_lo[k])
+            for k in range(len(cut_lo))
+        ]
+        want = real_twin(trow.tolist(), brow.tolist(), f0, sifted, n, m0, whole, list(col_side), list(row_side),
+                         list(upper), list(x), rows, {}, cut_rows)
+        if want is None:
+            assert got is None
+        else:
+            assert got is not None and got is not NotImplemented
+            assert list(got[0]) == list(want[0].keys())
+            assert [v.hex() for v in got[1]] == [v.hex() for v in want[0].values()]
+            assert got[2].hex() == want[1].hex()
+        return want is not None
+
+    def compared(trow, brow, f0, sifted, n, m0, whole, *rest):  # type: ignore[no-untyped-def]
+        got = fast(trow, brow, f0, sifted, n, m0, whole, *rest)
+        if one(got, trow, brow, f0, sifted, n, m0, whole, *rest):
+            seen["cuts"] += 1
+        seen["calls"] += 1
+        seen["sifted" if sifted else "plain"] += 1
+        # The same row read the other ways the twin knows (every nonzero entry; some columns
+        # continuous), whatever the programme: the same answer again.
+        for other in ((False, whole), (False, max(0, whole - 40))):
+            if other != (sifted, whole):
+                one(fast(trow, brow, f0, *other[:1], n, m0, other[1], *rest), trow, brow, f0, other[0], n, m0,
+                    other[1], *rest)
+                seen["plain"] += 1
+        return got
+
+    real_twin = least._gmi_cut
+    monkeypatch.setattr(least, "_gmi_cut", twin_called)
+    monkeypatch.setattr(least, "_compiled_gmi_cut", lambda: compared)
+    return seen
+
+
+@needs_compiled_cut
+@pytest.mark.parametrize("seed", range(2))
+def test_compiled_gomory_cut_matches_the_twin(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_cuts0.gmi_cut`` (session 21, second pass: one Gomory cut in C, 2-3 ms of interpreter a
+    cut on a full table) gives the same cuts bit for bit as ``least._gmi_cut``, on the programmes
+    with joker places (the sifted rows) and without (continuous columns), with cuts at every
+    root, and ``_gomory_cuts`` does not run the twin where it is built; the answers those of the
+    brute force."""
+    import referee.solver.least as least
+
+    monkeypatch.setattr(least, "CUT_AFTER", 0)
+    monkeypatch.setattr(least, "CUT_AFTER_KNOWN", 0)
+    seen = _compare_compiled_cuts(monkeypatch)
+    rng = random.Random(2100 + seed)
+    positions = [_long_run_position(rng) for _ in range(6)]
+    positions += [_tiny_position(random.Random(2200 + 8 * seed + k), moving=True) for k in range(6)]
+    for old, rack in positions:
+        move = best_move(old, rack, objective="points", tiebreak="exact")
+        assert (None if move is None else (move.points, -len(move.moved))) == _brute_points(old, rack)
+        count, fewest = _brute(old, rack)
+        move = best_move(old, rack, tiebreak="exact")
+        assert move is not None and (move.count, len(move.moved), move.least_moved) == (count, fewest, True)
+    assert seen["cuts"] > 0 and seen["sifted"] > 0 and seen["plain"] > 0
+
+
+@needs_compiled_cut
+@needs_positions
+def test_compiled_gomory_cut_matches_the_twin_on_a_slow_position(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same on mid-J-018 (6,000 columns, two rounds of 16 cuts)."""
+    seen = _compare_compiled_cuts(monkeypatch)
+    position = next(p for p in _positions() if p["id"] == "mid-J-018")
+    table, rack = [parse_tiles(m) for m in position["table_melds"]], parse_tiles(position["rack"])
+    move = best_move(table, rack, objective="points", tiebreak="exact")
+    assert move is not None and (move.points, len(move.moved), move.least_moved) == (98, 9, True)
+    assert seen["cuts"] > 10
+
+
+@needs_compiled_cut
+def test_compiled_gomory_cut_leaves_entries_not_finite_to_the_twin() -> None:
+    """An entry the twin would visit that is not finite: the compiled cut answers NotImplemented
+    (the twin decides, raising as it did); sizes that do not agree too; a column between its
+    bounds: no cut; a plain cut as the twin makes it."""
+    from array import array
+
+    import referee.solver.least as least
+
+    fast = _compiled_cut()
+    rows = least._Rows()
+    rows.add([(0, 1), (1, 1)], 1, 1)
+    packed = (array("q", rows.starts), array("q", rows.cols), array("d", rows.vals), array("d", rows.lo),
+              array("d", rows.hi))
+    none = (array("q", [0]), array("q"), array("d"), array("d"))
+    upper, x = array("d", [1, 1]), array("d", [0.5, 0.5])
+    args = (0.5, True, 2, 1, 2, bytes([0, 1]), bytes([1]), upper, x, *packed, *none)
+    got = fast(array("d", [0.0, 0.5]), array("d", [0.0]), *args)
+    want = least._gmi_cut([0.0, 0.5], [0.0], 0.5, True, 2, 1, 2, [0, 1], [1], [1, 1], [0.5, 0.5], rows, {}, [])
+    assert (got is None) == (want is None)
+    if want is not None:
+        assert (got[0], got[1], got[2]) == (list(want[0]), list(want[0].values()), want[1])
+    for bad in (math.nan, math.inf):
+        assert fast(array("d", [0.0, bad]), array("d", [0.0]), *args) is NotImplemented
+        assert fast(array("d", [0.0, 0.5]), array("d", [bad]), *args) is NotImplemented
+    assert fast(array("d", [0.0, 0.5, 0.0]), array("d", [0.0, 0.0]), *args) is NotImplemented  # (2 rows, 1 known)
+    between = (0.5, True, 2, 1, 2, bytes([0, 3]), bytes([1]), upper, x, *packed, *none)
+    assert fast(array("d", [0.0, 0.5]), array("d", [0.0]), *between) is None
+
+
+def test_compiled_gomory_cut_stays_out_when_pure_or_stale(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """RUMMIKUB_SOLVER_PURE keeps the compiled cut out (the twin runs), as a C file newer than the
+    build does, with a warning."""
+    import os
+
+    from referee.solver import compiled
+
+    monkeypatch.setenv("RUMMIKUB_SOLVER_PURE", "1")
+    cut, which = compiled._load_cuts()
+    assert cut is None and "RUMMIKUB_SOLVER_PURE" in which
+    monkeypatch.delenv("RUMMIKUB_SOLVER_PURE")
+    if _compiled_cut() is None:
+        return
+    source = tmp_path / "_cuts0.c"
+    source.write_text("/* newer */", encoding="utf-8")
+    later = 4e9  # (2096: newer than any build)
+    os.utime(source, (later, later))
+    monkeypatch.setattr(compiled, "CUTS_SOURCE", source)
+    with pytest.warns(RuntimeWarning, match="older than _cuts0.c"):
+        cut, which = compiled._load_cuts()
+    assert cut is None and "older" in which
 
 def _first_try_runs_long(monkeypatch: pytest.MonkeyPatch) -> list[tuple[bool, bool]]:
     """The points objective's programme with no move known allowed no relaxation (as when its
