@@ -13,6 +13,10 @@ rebuilt: run ``pip install -e .`` again). Setting the environment variable
 
 ``WHICH`` says which run and why; :func:`twin_digest` gives the digest to write into
 ``_search0.c`` after changing the twins.
+
+The exact tie-break's Gomory cut has a compiled twin too (``_cuts0.c``, of
+``referee.solver.least._gmi_cut``), guarded the same way by ``CUTS_VERSION`` and its C file's
+date: ``GMI_CUT`` (None: the twin runs) and ``CUTS_WHICH``.
 """
 
 from __future__ import annotations
