@@ -453,16 +453,7 @@ def test_exact_tiebreak_with_cuts_at_every_root_matches_brute_force(seed: int, m
     ``CUT_AFTER`` relaxations: the same points (or tiles) and fewest moved as the brute force
     (checked by hand on 3,000 more such positions, both objectives, 4,313 cuts added)."""
     added = _count_cuts(monkeypatch)
-    rng = random.Random(2100 + seed)
-    positions = [_long_run_position(rng) for _ in range(6)]
-    positions += [_tiny_position(random.Random(2200 + 8 * seed + k), moving=True) for k in range(6)]
-    for old, rack in positions:
-        move = best_move(old, rack, objective="points", tiebreak="exact")
-        assert (None if move is None else (move.points, -len(move.moved))) == _brute_points(old, rack)
-        assert move is None or move.least_moved
-        count, least = _brute(old, rack)
-        move = best_move(old, rack, tiebreak="exact")
-        assert move is not None and (move.count, len(move.moved), move.least_moved) == (count, least, True)
+    _exact_matches_the_brute_force(seed)
     assert added["cuts"] > 0
 
 
@@ -1233,6 +1224,21 @@ def _compare_gomory_cuts(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     return seen
 
 
+def _exact_matches_the_brute_force(seed: int) -> None:
+    """Both objectives' exact tie-breaks agree with the brute force on six long-run positions and
+    six tiny ones drawn from ``seed``."""
+    rng = random.Random(2100 + seed)
+    positions = [_long_run_position(rng) for _ in range(6)]
+    positions += [_tiny_position(random.Random(2200 + 8 * seed + k), moving=True) for k in range(6)]
+    for old, rack in positions:
+        move = best_move(old, rack, objective="points", tiebreak="exact")
+        assert (None if move is None else (move.points, -len(move.moved))) == _brute_points(old, rack)
+        assert move is None or move.least_moved
+        count, fewest = _brute(old, rack)
+        move = best_move(old, rack, tiebreak="exact")
+        assert move is not None and (move.count, len(move.moved), move.least_moved) == (count, fewest, True)
+
+
 @pytest.mark.parametrize("seed", range(2))
 def test_gomory_cuts_match_the_plain_loop(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """``least._gomory_cuts`` (session 19, second attempt: basic variables instead of getBasis's
@@ -1245,15 +1251,7 @@ def test_gomory_cuts_match_the_plain_loop(seed: int, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(least, "CUT_AFTER", 0)
     monkeypatch.setattr(least, "CUT_AFTER_KNOWN", 0)
     seen = _compare_gomory_cuts(monkeypatch)
-    rng = random.Random(2100 + seed)  # (the positions of test_exact_tiebreak_with_cuts_at_every_root...)
-    positions = [_long_run_position(rng) for _ in range(6)]
-    positions += [_tiny_position(random.Random(2200 + 8 * seed + k), moving=True) for k in range(6)]
-    for old, rack in positions:
-        move = best_move(old, rack, objective="points", tiebreak="exact")
-        assert (None if move is None else (move.points, -len(move.moved))) == _brute_points(old, rack)
-        count, fewest = _brute(old, rack)
-        move = best_move(old, rack, tiebreak="exact")
-        assert move is not None and (move.count, len(move.moved), move.least_moved) == (count, fewest, True)
+    _exact_matches_the_brute_force(seed)
     assert seen["calls"] > 0 and seen["cuts"] > 0
 
 
@@ -1360,15 +1358,7 @@ def test_compiled_gomory_cut_matches_the_twin(seed: int, monkeypatch: pytest.Mon
     monkeypatch.setattr(least, "CUT_AFTER", 0)
     monkeypatch.setattr(least, "CUT_AFTER_KNOWN", 0)
     seen = _compare_compiled_cuts(monkeypatch)
-    rng = random.Random(2100 + seed)
-    positions = [_long_run_position(rng) for _ in range(6)]
-    positions += [_tiny_position(random.Random(2200 + 8 * seed + k), moving=True) for k in range(6)]
-    for old, rack in positions:
-        move = best_move(old, rack, objective="points", tiebreak="exact")
-        assert (None if move is None else (move.points, -len(move.moved))) == _brute_points(old, rack)
-        count, fewest = _brute(old, rack)
-        move = best_move(old, rack, tiebreak="exact")
-        assert move is not None and (move.count, len(move.moved), move.least_moved) == (count, fewest, True)
+    _exact_matches_the_brute_force(seed)
     assert seen["cuts"] > 0 and seen["sifted"] > 0 and seen["plain"] > 0
 
 
