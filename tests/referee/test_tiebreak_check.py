@@ -1255,15 +1255,21 @@ def test_gomory_cuts_match_the_plain_loop(seed: int, monkeypatch: pytest.MonkeyP
     assert seen["calls"] > 0 and seen["cuts"] > 0
 
 
+def _solve_mid_j_018() -> None:
+    """mid-J-018 (session 18-19's slow position: two rounds of 16 cuts on a programme with joker
+    places, 6,000 columns) solved with the points objective and the exact tie-break: its known answer."""
+    position = next(p for p in _positions() if p["id"] == "mid-J-018")
+    table, rack = [parse_tiles(m) for m in position["table_melds"]], parse_tiles(position["rack"])
+    move = best_move(table, rack, objective="points", tiebreak="exact")
+    assert move is not None and (move.points, len(move.moved), move.least_moved) == (98, 9, True)
+
+
 @needs_positions
 def test_gomory_cuts_match_the_plain_loop_on_a_slow_position(monkeypatch: pytest.MonkeyPatch) -> None:
     """The same on mid-J-018 (session 18-19's slow positions: two rounds of 16 cuts on a programme
     with joker places, 6,000 columns): the same cuts bit for bit, the same answer."""
     seen = _compare_gomory_cuts(monkeypatch)
-    position = next(p for p in _positions() if p["id"] == "mid-J-018")
-    table, rack = [parse_tiles(m) for m in position["table_melds"]], parse_tiles(position["rack"])
-    move = best_move(table, rack, objective="points", tiebreak="exact")
-    assert move is not None and (move.points, len(move.moved), move.least_moved) == (98, 9, True)
+    _solve_mid_j_018()
     assert seen["cuts"] > 0
 
 
@@ -1367,10 +1373,7 @@ def test_compiled_gomory_cut_matches_the_twin(seed: int, monkeypatch: pytest.Mon
 def test_compiled_gomory_cut_matches_the_twin_on_a_slow_position(monkeypatch: pytest.MonkeyPatch) -> None:
     """The same on mid-J-018 (6,000 columns, two rounds of 16 cuts)."""
     seen = _compare_compiled_cuts(monkeypatch)
-    position = next(p for p in _positions() if p["id"] == "mid-J-018")
-    table, rack = [parse_tiles(m) for m in position["table_melds"]], parse_tiles(position["rack"])
-    move = best_move(table, rack, objective="points", tiebreak="exact")
-    assert move is not None and (move.points, len(move.moved), move.least_moved) == (98, 9, True)
+    _solve_mid_j_018()
     assert seen["cuts"] > 10
 
 
