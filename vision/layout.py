@@ -1259,7 +1259,8 @@ def _common_up(up: np.ndarray, known: np.ndarray, dist: np.ndarray) -> tuple[np.
     doubled = 2.0 * np.arctan2(up[idx, 1], up[idx, 0])
     c2, s2 = np.cos(doubled), np.sin(doubled)
     k = min(COMMON_UP_NEIGHBOURS + 1, len(idx))
-    nearest = np.argsort(dist[np.ix_(idx, idx)], axis=1, kind="stable")[:, :k]  # itself first
+    by_distance = np.argsort(dist[np.ix_(idx, idx)], axis=1, kind="stable")  # itself first
+    nearest = by_distance[:, :k]
     mc, ms = c2[nearest].mean(axis=1), s2[nearest].mean(axis=1)
     agree = np.hypot(mc, ms) >= COMMON_UP_AGREEMENT
     # Small, blurred tiles misread up one time in ten or more: where several such sit together
@@ -1267,7 +1268,7 @@ def _common_up(up: np.ndarray, known: np.ndarray, dist: np.ndarray) -> tuple[np.
     # tiles as COMMON_UP_WIDER) then decides; among strewn tiles it does not agree either.
     wide = min(COMMON_UP_WIDER + 1, len(idx))
     if wide > k and not agree.all():
-        further = np.argsort(dist[np.ix_(idx, idx)], axis=1, kind="stable")[:, :wide]
+        further = by_distance[:, :wide]
         wc, ws = c2[further].mean(axis=1), s2[further].mean(axis=1)
         widened = ~agree & (np.hypot(wc, ws) >= COMMON_UP_AGREEMENT)
         mc, ms = np.where(widened, wc, mc), np.where(widened, ws, ms)
