@@ -223,6 +223,10 @@ TOLD_MIN_STANDING = 3
 before any of its other tiles is taken as lying on the table beside it (:func:`_beside_told_rack`)."""
 TOLD_FLAT_HEIGHT = 0.8
 """A box under this share of the standing tiles' median height, wider than tall, lies flat."""
+TOLD_TIER_GAP = 1.5
+"""Tiers of a rack stand about a tile height apart: rows of standing tiles further apart are not one rack."""
+TOLD_UPRIGHT_DEG = 30.0
+"""Standing tiles whose median up vector is within this of straight up stand upright in the photo."""
 RACK_BACKDROP_SHARE = 0.1
 """A rack is seen only when at least this share of the rectangle its tiles span (down to the
 ledge's lip under them) is not tile: the rack's bar and back wall, showing between and below the
@@ -998,7 +1002,7 @@ def _group_kept(boxes: np.ndarray, up: np.ndarray, mode: str, image_bgr: np.ndar
     else:
         widths = tile_widths(boxes, up_xy=up)
     if mode == "rack":
-        on_table = _beside_told_rack(boxes, centres)
+        on_table = _beside_told_rack(boxes, centres, up)
         if not on_table:
             rows = _rack_rows(centres, boxes, up)
             told = RackCue("told", len(rows), len(boxes))
@@ -1044,29 +1048,93 @@ def _group_kept(boxes: np.ndarray, up: np.ndarray, mode: str, image_bgr: np.ndar
     )
 
 
-def _beside_told_rack(boxes: np.ndarray, centres: np.ndarray) -> set[int]:
+def _beside_told_rack(boxes: np.ndarray, centres: np.ndarray, up: np.ndarray | None = None) -> set[int]:
     """Tiles of a photo the player said is a rack that lie on the table beside it, not on it.
 
     Standing on a rack, tiles face the camera: their boxes are taller than wide. A rack photo
     taken from the seat often shows the table's sets too (in front, behind, beside the rack),
-    lying flat: seen at that angle, shorter than wide and shorter than the standing tiles. Such a
-    box outside the band the standing tiles span (along the rack's slope) or outside their span
-    along it is a table tile. None when most boxes are not standing (a rack seen from above, or
-    a photo turned sideways), so that nothing changes where standing cannot be told from lying."""
+    lying flat: seen at that angle, shorter than wide and shorter than the standing tiles. The
+    rack is the standing tiles' tiers (:func:`_tiers`); a flat box outside the band they span
+    (along the rack's slope) or outside their span along it is a table tile.
+
+    With up vectors, the photo is first turned by the quarter turns that stand most tiles upright
+    (:func:`_quarter_frame`: a photo taken sideways or upside down). When most boxes are not
+    standing, standing cannot always be told from lying (a rack seen from above: its own tiles
+    look flat, the table's beyond it, seen face on, look standing); then only if the standing
+    tiles point up (``TOLD_UPRIGHT_DEG``), and only the flat tiles beyond the rack or beside it
+    are the table's, never those nearer the camera: a photo from the seat of a full table shows
+    more table tiles than rack tiles. Without up vectors nothing changes there."""
+    if up is not None:
+        boxes, centres, up = _quarter_frame(boxes, up)
     bw, bh = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
     standing = np.flatnonzero(bh >= bw)
-    if len(standing) < TOLD_MIN_STANDING or len(standing) * 2 < len(boxes) or len(standing) == len(boxes):
+    if len(standing) < TOLD_MIN_STANDING or len(standing) == len(boxes):
+        return set()
+    few = len(standing) * 2 < len(boxes)
+    if few and not _stand_upright(up, standing):
         return set()
     h = float(np.median(bh[standing]))
-    rows = _rack_rows(centres[standing], boxes[standing])
+    rows = _tiers(_rack_rows(centres[standing], boxes[standing], None if up is None else up[standing]),
+                  centres[standing], h)
     slope = rack_slope(boxes[standing], rows)
-    x_ref = float(centres[standing, 0].mean())
+    rack = standing[sorted(k for row in rows for k in row)]
+    x_ref = float(centres[rack, 0].mean())
     level = centres[:, 1] - slope * (centres[:, 0] - x_ref)
-    shift = slope * (centres[standing, 0] - x_ref)
-    top, bottom = float((boxes[standing, 1] - shift).min()), float((boxes[standing, 3] - shift).max())
-    left, right = float(boxes[standing, 0].min()), float(boxes[standing, 2].max())
-    return {int(i) for i in np.flatnonzero((bw > bh) & (bh < TOLD_FLAT_HEIGHT * h))
-            if not (top <= level[i] <= bottom and left <= centres[i, 0] <= right)}
+    shift = slope * (centres[rack, 0] - x_ref)
+    top, bottom = float((boxes[rack, 1] - shift).min()), float((boxes[rack, 3] - shift).max())
+    left, right = float(boxes[rack, 0].min()), float(boxes[rack, 2].max())
+    flat = np.flatnonzero((bw > bh) & (bh < TOLD_FLAT_HEIGHT * h))
+    if few:
+        return {int(i) for i in flat if level[i] < top or (level[i] <= bottom and not left <= centres[i, 0] <= right)}
+    return {int(i) for i in flat if not (top <= level[i] <= bottom and left <= centres[i, 0] <= right)}
+
+
+def _tiers(rows: list[list[int]], centres: np.ndarray, height: float) -> list[list[int]]:
+    """The rack's tiers among ``rows`` of standing tiles (top row first): the longest row and the
+    rows stacked on it, each within ``TOLD_TIER_GAP`` tile heights of the next. A few tiles of the
+    table that happen to look standing, far beyond, are not taken for a tier."""
+    ys = [float(centres[r, 1].mean()) for r in rows]
+    lo = hi = max(range(len(rows)), key=lambda k: len(rows[k]))
+    while lo > 0 and ys[lo] - ys[lo - 1] <= TOLD_TIER_GAP * height:
+        lo -= 1
+    while hi < len(rows) - 1 and ys[hi + 1] - ys[hi] <= TOLD_TIER_GAP * height:
+        hi += 1
+    return rows[lo:hi + 1]
+
+
+def _quarter_frame(boxes: np.ndarray, up: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``boxes``, their centres and ``up`` turned by the quarter turns that stand most tiles
+    upright (taller than wide, up vector within ``TOLD_UPRIGHT_DEG`` of straight up): a photo
+    taken sideways or upside down, seen as the player saw the rack. Unturned on a tie."""
+    u = np.nan_to_num(np.asarray(up, np.float64))
+    corners = np.stack([boxes[:, [0, 1]], boxes[:, [2, 1]], boxes[:, [2, 3]], boxes[:, [0, 3]]], axis=1)
+    cos = math.cos(math.radians(TOLD_UPRIGHT_DEG))
+    best: tuple[int, np.ndarray, np.ndarray] | None = None
+    for frame_up in ((0.0, -1.0), (1.0, 0.0), (0.0, 1.0), (-1.0, 0.0)):
+        fu = np.array(frame_up)
+        right = np.array([-fu[1], fu[0]])
+        x, y = corners @ right, -(corners @ fu)
+        turned = np.stack([x.min(axis=1), y.min(axis=1), x.max(axis=1), y.max(axis=1)], axis=1)
+        turned_up = np.stack([u @ right, -(u @ fu)], axis=1)
+        count = int(((turned[:, 3] - turned[:, 1] >= turned[:, 2] - turned[:, 0]) & (-turned_up[:, 1] >= cos)).sum())
+        if best is None or count > best[0]:
+            best = (count, turned, np.where(np.isnan(up), np.nan, turned_up))
+    _, turned, turned_up = best
+    centres = np.stack([(turned[:, 0] + turned[:, 2]) / 2, (turned[:, 1] + turned[:, 3]) / 2], axis=1)
+    return turned, centres, turned_up
+
+
+def _stand_upright(up: np.ndarray | None, which: np.ndarray) -> bool:
+    """Whether the up vectors of tiles ``which`` say, by their median, that they stand upright
+    in the photo (within ``TOLD_UPRIGHT_DEG`` of straight up)."""
+    if up is None:
+        return False
+    u = np.asarray(up, np.float64)[which]
+    u = u[~np.isnan(u).any(axis=1)]
+    if not len(u):
+        return False
+    m = np.median(u, axis=0)
+    return bool(-m[1] >= math.cos(math.radians(TOLD_UPRIGHT_DEG)) * float(np.hypot(*m)))
 
 
 def _squash(boxes: np.ndarray, up: np.ndarray, neighbours: int = 4) -> np.ndarray:

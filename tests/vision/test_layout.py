@@ -626,6 +626,59 @@ def test_told_rack_with_a_set_lying_behind_it() -> None:
     assert [c.source for c in layout.racks] == ["told"]
 
 
+def _rack_before_the_table(rows: int = 3, per_row: int = 8) -> tuple[np.ndarray, np.ndarray, int]:
+    """A two-tier rack close up (17 boxes, standing) and, beyond it on the table, ``rows`` sets of
+    ``per_row`` tiles lying flat (shorter than wide, smaller): more table tiles than rack tiles,
+    as in a photo from the seat of a full table (rendered rack scenes). Boxes, up vectors, and how
+    many of the boxes are the rack's (they come first)."""
+    s = _rack()
+    boxes, up = s.view(px=60)
+    h = float(np.median(boxes[:, 3] - boxes[:, 1]))
+    left, top = float(boxes[:, 0].min()), float(boxes[:, 1].min())
+    flat = np.array([[left + k * 0.62 * h, top - (1.2 + 0.6 * r) * h, left + (k + 1) * 0.62 * h - 1, top - (0.8 + 0.6 * r) * h]
+                     for r in range(rows) for k in range(per_row)])
+    return np.vstack([boxes, flat]), np.vstack([up, np.tile([[0.0, -1.0]], (len(flat), 1))]), len(boxes)
+
+
+def test_told_rack_before_a_full_table() -> None:
+    """Told it is a rack, a photo from the seat of a full table shows more tiles lying on the table
+    than standing on the rack (rendered rack scenes with the table in view: 372 of 516 table tiles
+    were counted in the rack's total). The standing tiles' up vectors say the photo is upright, so
+    the flat ones beyond the rack are the table's, however many."""
+    boxes, up, n = _rack_before_the_table()
+    layout = group_sets(boxes, up, mode="rack")
+    assert sorted(i for r in layout.rack_rows for i in r) == list(range(n))
+    assert sorted([i for g in layout.sets for i in g] + list(layout.loose)) == list(range(n, len(boxes)))
+    assert [c.source for c in layout.racks] == ["told"]
+    # Without up vectors nothing says the photo is upright: every tile stays the rack's, as before.
+    assert len([i for r in group_sets(boxes, mode="rack").rack_rows for i in r]) == len(boxes)
+
+
+@pytest.mark.parametrize("turns", [1, 2, 3])
+def test_told_rack_before_a_full_table_in_a_photo_turned(turns: int) -> None:
+    """The same photo taken sideways or upside down: the tiles' up vectors say which way the player
+    looked, and the table beyond the rack is still the table's."""
+    boxes, up, n = _rack_before_the_table()
+    for _ in range(turns):  # a quarter turn clockwise: (x, y) -> (H - y, x)
+        boxes = np.stack([2000 - boxes[:, 3], boxes[:, 0], 2000 - boxes[:, 1], boxes[:, 2]], axis=1)
+        up = np.stack([-up[:, 1], up[:, 0]], axis=1)
+    layout = group_sets(boxes, up, mode="rack")
+    assert sorted(i for r in layout.rack_rows for i in r) == list(range(n))
+
+
+def test_told_rack_seen_from_above_with_the_table_beyond_keeps_its_tiles() -> None:
+    """Seen from above, a rack's tiles look flat and the table's tiles beyond, seen face on, look
+    standing (rendered rack val scene 93): only flat tiles beyond or beside the standing ones can
+    be the table's, so the rack's own, nearer the camera, are never taken from it."""
+    s = _rack()
+    rack, up = s.view(px=60, squash=0.5)  # every rack box wider than tall
+    h = float(np.median(rack[:, 3] - rack[:, 1]))
+    left, top = float(rack[:, 0].min()), float(rack[:, 1].min())
+    beyond = np.array([[left + k * 1.6 * h, top - 3 * h, left + (k + 1) * 1.6 * h - 2, top - 1.2 * h] for k in range(6)])
+    layout = group_sets(np.vstack([rack, beyond]), np.vstack([up, np.tile([[0.0, -1.0]], (6, 1))]), mode="rack")
+    assert set(range(len(rack))) <= {i for r in layout.rack_rows for i in r}
+
+
 def test_rows_of_tiles_pointing_down_or_sideways_are_not_a_rack() -> None:
     # Dev scenes 77/190 and 77/93: rows of flat tiles on a dark table, photographed from another
     # side of the table (their tops point down or sideways), passed every photo check. Tiles on a

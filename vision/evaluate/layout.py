@@ -291,7 +291,7 @@ def score_scene(image: np.ndarray, record: dict[str, Any], name: str, report: La
     label, boxes, up_true, _ = scene_label(record)
     if not len(boxes):
         return
-    told = bool(label["rack"]) and not label["sets"]  # a rack scene: also scored told it is a rack
+    told = bool(label["rack"])  # a scene with a rack (and perhaps the table): also scored told it is a rack
     if reader is not None:
         det = reader.detect(image)
         found = det.boxes_xyxy.astype(np.float64)
