@@ -515,10 +515,10 @@ def _join_across_gaps(layout: Layout, candidates: list[list[tuple[int, float]]])
         if a is None or b is None or a == b:
             continue
         first, second = groups[a], groups[b]
-        if first.index(i) < len(first) / 2:
+        if first[-1] != i:
             first = first[::-1]  # i ends the first set
-        if second.index(j) > len(second) / 2:
-            second = second[::-1]  # j starts the second
+        if second[0] != j:
+            second = second[::-1]  # j starts the second (a set of two ending in j was not turned)
         joined = first + second
         if not _set_unit(tuple(joined), candidates).chosen.valid:
             continue

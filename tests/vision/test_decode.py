@@ -150,6 +150,20 @@ def test_a_gap_the_layout_cannot_judge_is_decided_by_the_readings(left: str, rig
     assert all(s.valid for s in reading.sets)
 
 
+@pytest.mark.parametrize(("left", "right", "expected"), [("R9 R10", "R11 R12", "R9 R10 R11 R12"), ("K7 B7", "O7 R7", "R7 O7 B7 K7")])
+def test_two_halves_across_a_gap_are_joined_in_the_order_they_lie(left: str, right: str, expected: str) -> None:
+    # The right half detected first: the join starts at its first tile and ends at the left
+    # half's last. A half of two tiles was not turned to start at the gap (dev scene 79/68:
+    # R12 R11 R9 R10 read illegal, the run left in two).
+    scene = Scene()
+    width = len(left.split())
+    scene.add_set(1.25 * (width - 1) + 1.52, 0, len(right.split()), gap=0.25, tiles=parse_tiles(right))
+    scene.add_set(0, 0, width, gap=0.25, tiles=parse_tiles(left))
+    reading = _read(scene, angle=25.0, with_up=True)
+    assert _codes(reading) == [expected]
+    assert reading.sets[0].valid
+
+
 @pytest.mark.parametrize(("lone", "line", "expected"), [("K1", "K2 K3 K4 K5", ["K1 K2 K3 K4 K5"]), ("R9", "K2 K3 K4", ["K2 K3 K4"])])
 def test_a_lone_tile_a_little_apart_from_a_line_is_decided_by_the_readings(lone: str, line: str, expected: list[str]) -> None:
     # Real train photo rummy-4: the black 1 of a run of 13 seen at an angle lay a little further
