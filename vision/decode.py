@@ -7,7 +7,8 @@ codes, up vectors) and
    sets (or a set and a loose tile) in line across a gap the layout cannot judge
    (:attr:`~vision.layout.Layout.joins`) are joined when together they read as one legal set; a line that no plausible reading makes one
    legal set, but that splits into legal sets of at least ``MIN_PART`` tiles, is cut there (sets
-   pushed together leave no gap to see);
+   pushed together leave no gap to see); failing that, it is cut at the gap the layout offers
+   (:attr:`~vision.layout.Layout.cuts`) when a part of at least ``MIN_PART`` tiles reads legal;
 2. **decodes with the rules.** Each tile keeps its likely readings (the reader's top
    ``TOP_K`` above ``CANDIDATE_FLOOR``). A tile read with probability ``CONFIDENT`` or more is
    fixed: nothing overrules it. For every set, the combinations of its tiles' likely readings are
@@ -189,7 +190,7 @@ def build_reading(
     for i in flipped:
         probs[i] = _swap_six_nine(probs[i])
     candidates = [_candidates(row) for row in probs]
-    layout = _split_touching_sets(_join_across_gaps(layout, candidates), candidates)
+    layout = _cut_where_offered(_split_touching_sets(_join_across_gaps(layout, candidates), candidates), candidates)
 
     in_set = set(i for s in layout.sets for i in s)
     units = [_set_unit(tuple(s), candidates) for s in layout.sets]
@@ -559,6 +560,39 @@ def _split_touching_sets(layout: Layout, candidates: list[list[tuple[int, float]
         sets.extend(parts)
         axes.extend([axis] * len(parts))
     return replace(layout, sets=tuple(sets), set_axes_xy=tuple(axes)) if changed else layout
+
+
+def _cut_where_offered(layout: Layout, candidates: list[list[tuple[int, float]]]) -> Layout:
+    """Cut a set at the gap the layout offers (:attr:`Layout.cuts`: its widest, clearly wider than
+    its others but not enough for geometry alone) when no plausible reading makes the whole one
+    legal set and a part of at least ``MIN_PART`` tiles reads legal: two sets laid close, one of
+    them misread or laid wrongly. A part of one tile is loose."""
+    if not layout.cuts:
+        return layout
+    sets: list[tuple[int, ...]] = []
+    axes: list[tuple[float, float]] = []
+    loose = list(layout.loose)
+    changed = False
+    for k, members in enumerate(layout.sets):
+        axis = layout.set_axes_xy[k] if k < len(layout.set_axes_xy) else (1.0, 0.0)
+        at = next((members.index(j) for i, j in layout.cuts if i in members and j in members
+                   and members.index(j) == members.index(i) + 1), None)
+        parts = [members] if at is None else [members[:at], members[at:]]
+        if at is not None and not _set_unit(tuple(members), candidates).chosen.valid and any(
+                len(part) >= MIN_PART and _set_unit(tuple(part), candidates).chosen.valid for part in parts):
+            changed = True
+            for part in parts:
+                if len(part) >= 2:
+                    sets.append(tuple(part))
+                    axes.append(axis)
+                else:
+                    loose.extend(part)
+            continue
+        sets.append(tuple(members))
+        axes.append(axis)
+    if not changed:
+        return layout
+    return replace(layout, sets=tuple(sets), set_axes_xy=tuple(axes), loose=tuple(sorted(loose)))
 
 
 def _legal_parts(members: tuple[int, ...], candidates: list[list[tuple[int, float]]]) -> list[tuple[int, ...]] | None:

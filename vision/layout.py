@@ -28,7 +28,9 @@ How tiles become sets (see :func:`group_sets`):
 4. **Gaps.** A chain is cut where one spacing is clearly wider than the chain's own spacing
    (a wider gap between two sets in one row). Two lines (or a line and a lone tile) in line
    across a gap that is neither (wider than a set's gaps may be, not clearly wider than the lines'
-   own) are offered as :attr:`Layout.joins`: the readings decide (:mod:`vision.decode`).
+   own) are offered as :attr:`Layout.joins`: the readings decide (:mod:`vision.decode`). So is,
+   as :attr:`Layout.cuts`, a line's widest gap when it is somewhat wider than the line's others
+   (``CUT_FACTOR``) but not clearly (two sets laid close, or a set's gaps a little uneven).
 5. **Racks, only where one is seen.** Geometry alone cannot tell a rack from flat tiles: tiles
    lying in rows photographed from above look exactly like tiles standing on a rack photographed
    from the front (that mistake took 9 and 10 of 30 floor tiles for a rack). So geometry only
@@ -134,6 +136,15 @@ train and valid photos (a run of 13 seen at an angle) but merged 4 loosely laid 
 scenes; joined only where the readings make one legal set, they cost none."""
 SPLIT_MIN = 1.25
 """No cut at spacings below this many tile widths (a set's tiles may be a little uneven)."""
+CUT_FACTOR = 1.15
+"""A line's widest spacing, when at least this many times the median of its others but not wide
+enough to cut it (``SPLIT_FACTOR``, ``SPLIT_MIN``), is offered as :attr:`Layout.cuts`: the
+readings decide (:mod:`vision.decode` cuts there only where the whole line reads as no legal set
+and a part does: two sets laid close, one of them illegal or misread; dev scenes 79/13, 79/52,
+79/94: K2 B2 R2 O2 and a joker misread in J K3 K4 K5 1.25 tile widths apart, the others 1.06
+at most). Dev scenes (seed 79, models' boxes, as read): 1,387 -> 1,392 sets, false sets 104 ->
+101; 1.12 to 1.18 the same sets (1.10 one more, 1.08 cut two legal runs); real train and valid
+unchanged."""
 MAX_BEND_DEG = 35.0
 """Largest bend of a set's line at one tile (tiles laid unevenly zigzag by up to 15 degrees a
 link; a change of direction to a new set is about 90). 30 rebuilt one more set on train and
@@ -321,6 +332,9 @@ class Layout:
         joins: pairs of tiles, each the end of a set or a loose tile, across whose gap the two
             may be one set
             (the geometry cannot tell; :mod:`vision.decode` asks the readings).
+        cuts: pairs of neighbours in a set, in the set's order, across whose gap (its widest,
+            clearly wider than its others but not enough to cut it) the set may be two
+            (:mod:`vision.decode` asks the readings).
     """
 
     sets: tuple[tuple[int, ...], ...]
@@ -330,6 +344,7 @@ class Layout:
     widths: np.ndarray = field(default_factory=lambda: np.zeros(0), compare=False, repr=False)
     racks: tuple[RackCue, ...] = field(default=(), compare=False)
     joins: tuple[tuple[int, int], ...] = ()
+    cuts: tuple[tuple[int, int], ...] = ()
 
     @property
     def rack(self) -> tuple[int, ...]:
@@ -463,6 +478,33 @@ def _split_on_gaps(path: list[int], spacing: np.ndarray) -> list[list[int]]:
         start = k + 1
     out.append(path[start:])
     return out
+
+
+def _cuttable(paths: list[list[int]], spacing: np.ndarray) -> list[tuple[int, int]]:
+    """The neighbours across each line's widest spacing where it is at least ``CUT_FACTOR`` times
+    the median of the line's other spacings, and wider than each: a gap between two sets laid
+    close, or a set's own gap a little uneven. Only lines of four tiles or more (a legal part
+    needs three)."""
+    out = []
+    for p in paths:
+        if len(p) < 4:
+            continue
+        gaps = [float(spacing[p[k], p[k + 1]]) for k in range(len(p) - 1)]
+        k = max(range(len(gaps)), key=gaps.__getitem__)
+        others = gaps[:k] + gaps[k + 1:]
+        if gaps[k] >= CUT_FACTOR * median(others) and gaps[k] > max(others):
+            out.append((p[k], p[k + 1]))
+    return out
+
+
+def _in_set_order(pairs: list[tuple[int, int]], sets: list[tuple[int, ...]]) -> tuple[tuple[int, int], ...]:
+    """The pairs that are neighbours in one of ``sets``, each in that set's order."""
+    place = {i: (k, q) for k, members in enumerate(sets) for q, i in enumerate(members)}
+    out = []
+    for i, j in pairs:
+        if i in place and j in place and place[i][0] == place[j][0] and abs(place[i][1] - place[j][1]) == 1:
+            out.append((i, j) if place[i][1] < place[j][1] else (j, i))
+    return tuple(out)
 
 
 def _orient(path: list[int], centres: np.ndarray, up: np.ndarray) -> tuple[list[int], tuple[float, float]]:
@@ -936,6 +978,8 @@ def group_sets(
         widths,
         layout.racks,
         tuple((int(kept[i]), int(kept[j])) for i, j in layout.joins),
+        # A cut falls before its second tile: the first's twins stay with the first.
+        tuple((expand((i,))[-1], int(kept[j])) for i, j in layout.cuts),
     )
 
 
@@ -1009,7 +1053,7 @@ def _group_kept(boxes: np.ndarray, up: np.ndarray, mode: str, image_bgr: np.ndar
             return Layout((), (), tuple(tuple(r) for r in rows), (), widths, (told,))
         # The photo shows the table too: its tiles are laid out as on a table, the rest is the rack.
         rack_given = set(range(len(boxes))) - on_table
-    chains, joins = _link(boxes, centres, widths, up, squash)
+    chains, joins, cuts = _link(boxes, centres, widths, up, squash)
     if mode == "flat":
         racks, cues = [], []
     elif rack_given is not None:
@@ -1045,6 +1089,7 @@ def _group_kept(boxes: np.ndarray, up: np.ndarray, mode: str, image_bgr: np.ndar
         widths,
         tuple(cues),
         tuple((i, j) for i, j in joins if i in ends and j in ends),
+        _in_set_order(cuts, [sets[k] for k in order]),
     )
 
 
@@ -1180,9 +1225,10 @@ def _on_table(up: np.ndarray, squash: np.ndarray) -> np.ndarray:
 
 
 def _link(boxes: np.ndarray, centres: np.ndarray, widths: np.ndarray,
-          up: np.ndarray, squash: np.ndarray) -> tuple[list[list[int]], list[tuple[int, int]]]:
-    """Straight chains of side-by-side tiles (steps 2-4 of the module doc), and the pairs of chain
-    ends that may be one set across a gap (:func:`_joinable`)."""
+          up: np.ndarray, squash: np.ndarray) -> tuple[list[list[int]], list[tuple[int, int]], list[tuple[int, int]]]:
+    """Straight chains of side-by-side tiles (steps 2-4 of the module doc), the pairs of chain
+    ends that may be one set across a gap (:func:`_joinable`), and the pairs of neighbours
+    across whose gap a chain may be two sets (:func:`_cuttable`)."""
     n = len(boxes)
     diff = centres[None, :, :] - centres[:, None, :]  # [i, j] = c_j - c_i
     dist = np.linalg.norm(diff, axis=2)
@@ -1241,7 +1287,7 @@ def _link(boxes: np.ndarray, centres: np.ndarray, widths: np.ndarray,
     out: list[list[int]] = []
     for path in chains.chains():
         out.extend(_split_on_gaps(path, spacing))
-    return out, _joinable(out, centres, ok, spacing)
+    return out, _joinable(out, centres, ok, spacing), _cuttable(out, spacing)
 
 
 def _joinable(paths: list[list[int]], centres: np.ndarray, ok: np.ndarray, spacing: np.ndarray) -> list[tuple[int, int]]:

@@ -164,6 +164,25 @@ def test_two_halves_across_a_gap_are_joined_in_the_order_they_lie(left: str, rig
     assert reading.sets[0].valid
 
 
+@pytest.mark.parametrize(
+    ("left", "right", "expected"),
+    [
+        ("K4 J K6", "R8 O8 K13 B7", ["K4 J K6", "R8 O8 K13 B7"]),  # a legal set beside an illegal one
+        ("K2 B2 R2 O2", "K8 K3 K4 K5", ["K2 B2 R2 O2", "K8 K3 K4 K5"]),  # ...or beside a misread one
+        ("R1 R2 R3", "R4 R5 R6 R7", ["R1 R2 R3 R4 R5 R6 R7"]),  # one legal run laid a little unevenly
+        ("R11 R7 B6", "R7 B13", ["R11 R7 B6 R7 B13"]),  # no part legal: nothing to gain by cutting
+    ],
+)
+def test_a_gap_a_little_wider_than_the_lines_others_is_decided_by_the_readings(left: str, right: str,
+                                                                               expected: list[str]) -> None:
+    # Dev scenes 79/13 and 79/94: two sets laid close (1.3 tile widths apart, 1.1 inside each),
+    # one of them illegal or misread, so the line has no split into legal sets only.
+    scene = Scene()
+    a = scene.add_set(0, 0, len(left.split()), gap=0.1, tiles=parse_tiles(left))
+    scene.add_set(scene.centres[a[-1]][0] + 1.3, 0, len(right.split()), gap=0.1, tiles=parse_tiles(right))
+    assert _codes(_read(scene, angle=25.0, with_up=True)) == expected
+
+
 @pytest.mark.parametrize(("lone", "line", "expected"), [("K1", "K2 K3 K4 K5", ["K1 K2 K3 K4 K5"]), ("R9", "K2 K3 K4", ["K2 K3 K4"])])
 def test_a_lone_tile_a_little_apart_from_a_line_is_decided_by_the_readings(lone: str, line: str, expected: list[str]) -> None:
     # Real train photo rummy-4: the black 1 of a run of 13 seen at an angle lay a little further

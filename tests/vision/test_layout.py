@@ -95,6 +95,31 @@ def test_a_gap_the_geometry_cannot_judge_is_offered_as_a_join(angle: float) -> N
 
 
 @pytest.mark.parametrize("angle", [0.0, 25.0, 150.0])
+def test_a_gap_a_little_wider_than_the_lines_others_is_offered_as_a_cut(angle: float) -> None:
+    # Two sets laid close (dev scene 79/94): 1.3 tile widths between them, 1.1 inside each. Not
+    # clearly a gap between sets (SPLIT_FACTOR): one line, and the pair across the gap offered.
+    s = Scene()
+    left = s.add_set(0, 0, 3, gap=0.1)
+    right = s.add_set(2.2 + 1.3, 0, 4, gap=0.1)
+    boxes, up = s.view(angle_deg=angle)
+    layout = group_sets(boxes, up)
+    (line,) = layout.sets
+    assert set(line) == set(left + right)
+    assert layout.cuts == ((line[2], line[3]),) and {line[2], line[3]} == {left[-1], right[0]}
+    # A second box on the tile before the gap (a twin) follows that tile: the cut falls after it.
+    twin = len(boxes)
+    layout = group_sets(np.concatenate([boxes, boxes[left[-1]][None] + 1.0]), np.concatenate([up, up[left[-1]][None]]))
+    (line,) = layout.sets
+    at = line.index(right[0])
+    assert layout.cuts == ((line[at - 1], right[0]),) and set(line[:at]) == {*left, twin}
+    # Evenly laid: nothing to ask.
+    t = Scene()
+    t.add_set(0, 0, 7, gap=0.1)
+    boxes, up = t.view(angle_deg=angle)
+    assert group_sets(boxes, up).cuts == ()
+
+
+@pytest.mark.parametrize("angle", [0.0, 25.0, 150.0])
 def test_a_lone_tile_a_little_apart_from_a_line_is_offered_as_a_join(angle: float) -> None:
     # Real train photo rummy-4: a run's first tile lay a little further from the next than the
     # widest link; the readings decide (vision.decode), as for two lines.
