@@ -196,6 +196,18 @@ def test_a_lone_tile_a_little_apart_from_a_line_is_decided_by_the_readings(lone:
     assert reading.loose == (() if len(expected[0].split()) > len(line.split()) else (0,))
 
 
+@pytest.mark.parametrize(("lone", "line", "expected"), [("B3", "R3 O3 K3", ["K3 O3 R3 B3"]), ("R9", "K2 K3 K4", ["K2 K3 K4"])])
+def test_a_lone_tile_a_third_further_than_a_lines_gaps_is_decided_by_the_readings(lone: str, line: str,
+                                                                                  expected: list[str]) -> None:
+    # Dev scene 79/178: B3 1.46 tile widths from a group R3 O3 K3 laid 1.13 apart at most.
+    scene = Scene()
+    scene.add_loose(0, 0, tile=parse_tile(lone))
+    scene.add_set(1.5, 0, len(line.split()), gap=0.1, tiles=parse_tiles(line))
+    reading = _read(scene, angle=25.0, with_up=True)
+    assert _codes(reading) == expected
+    assert reading.loose == (() if len(expected[0].split()) > len(line.split()) else (0,))
+
+
 def test_implausible_correction_is_not_made() -> None:
     # Two tiles would both have to be the reader's weak third choice: the set is reported illegal.
     scene = table_scene("K3 K4 K5")

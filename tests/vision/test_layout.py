@@ -134,6 +134,20 @@ def test_a_lone_tile_a_little_apart_from_a_line_is_offered_as_a_join(angle: floa
 
 
 @pytest.mark.parametrize("angle", [0.0, 25.0, 150.0])
+def test_a_lone_tile_further_apart_than_a_lines_own_gaps_is_offered_as_a_join(angle: float) -> None:
+    # Dev scene 79/178: a group's first tile 1.46 tile widths from the next, the group's own
+    # spacing 1.13 at most (a third wider): the readings decide. Twice as far: no join.
+    s = Scene()
+    lone = s.add_loose(0, 0)
+    line = s.add_set(1.5, 0, 3, gap=0.1)
+    far = s.add_loose(1.5 + 2 * 1.1 + 2.0, 0)
+    boxes, up = s.view(angle_deg=angle)
+    layout = group_sets(boxes, up)
+    assert _as_sets(layout) == {frozenset(line)} and set(layout.loose) == {lone, far}
+    assert {frozenset(p) for p in layout.joins} == {frozenset((lone, line[0]))}
+
+
+@pytest.mark.parametrize("angle", [0.0, 25.0, 150.0])
 def test_a_lone_tile_cut_off_by_a_gap_is_offered_as_a_join(angle: float) -> None:
     # Dev scene 77/159: a run's last tile 1.4 tile widths on, a gap clearly wider than the
     # line's usual spacing (1.1) but not than its last one (1.18): cut off and left loose, though
