@@ -563,7 +563,7 @@ def _split_touching_sets(layout: Layout, candidates: list[list[tuple[int, float]
 
 
 def _cut_where_offered(layout: Layout, candidates: list[list[tuple[int, float]]]) -> Layout:
-    """Cut a set at the gap the layout offers (:attr:`Layout.cuts`: its widest, clearly wider than
+    """Cut a set at the gap the layout offers (:attr:`Layout.cuts`: its widest, somewhat wider than
     its others but not enough for geometry alone) when no plausible reading makes the whole one
     legal set and a part of at least ``MIN_PART`` tiles reads legal: two sets laid close, one of
     them misread or laid wrongly. A part of one tile is loose."""

@@ -342,7 +342,7 @@ class Layout:
             may be one set
             (the geometry cannot tell; :mod:`vision.decode` asks the readings).
         cuts: pairs of neighbours in a set, in the set's order, across whose gap (its widest,
-            clearly wider than its others but not enough to cut it) the set may be two
+            somewhat wider than its others but not enough to cut it) the set may be two
             (:mod:`vision.decode` asks the readings).
     """
 
