@@ -844,11 +844,13 @@ def image_seed(seed: int, split: str, index: int) -> np.random.Generator:
     return np.random.default_rng([seed, _SPLIT_IDS[split], index])
 
 
-def _render_one(task: tuple[str, str, int, int, int, dict[str, float] | None, dict[str, float] | None]) -> dict:
-    out, split, index, seed, size, scene_weights, background_weights = task
+def _render_one(task: tuple[str, str, int, int, int, dict[str, float] | None, dict[str, float] | None, str | None]) -> dict:
+    out, split, index, seed, size, scene_weights, background_weights, fonts_family = task
     cv2.setNumThreads(1)  # the machine is shared; also keeps results identical everywhere
     rng = image_seed(seed, split, index)
-    if split == "fonts":
+    if split == "fonts" and fonts_family:
+        families = [fonts_family]
+    elif split == "fonts":
         held = [f for f in fonts.HELD_OUT if f in fonts.available()]
         if not held:
             raise ValueError("no held-out font family is installed (python -m datasets.fonts)")
@@ -876,13 +878,17 @@ def _render_one(task: tuple[str, str, int, int, int, dict[str, float] | None, di
 
 def write_split(out: Path, split: str, count: int, seed: int, size: int = 1024, workers: int = 1,
                 progress: bool = True, scene_weights: dict[str, float] | None = None,
-                background_weights: dict[str, float] | None = None) -> dict:
-    """Render ``count`` images of ``split`` into ``out/split``; return counts for the card."""
+                background_weights: dict[str, float] | None = None, fonts_family: str | None = None) -> dict:
+    """Render ``count`` images of ``split`` into ``out/split``; return counts for the card.
+    ``fonts_family``: the ``fonts`` split drawn in this one family (held out or not) instead of
+    the held-out ones in turn."""
     if split not in _SPLIT_IDS:
         raise ValueError(f'unknown split "{split}": choose one of {", ".join(SPLITS)}')
+    if fonts_family is not None and not fonts.font_files(fonts.family(fonts_family).name):
+        raise ValueError(f'font family "{fonts_family}" is not installed (python -m datasets.fonts)')
     for sub in ("images", "labels", "tiles"):
         (out / split / sub).mkdir(parents=True, exist_ok=True)
-    tasks = [(str(out), split, i, seed, size, scene_weights, background_weights) for i in range(count)]
+    tasks = [(str(out), split, i, seed, size, scene_weights, background_weights, fonts_family) for i in range(count)]
     stats: dict = {"images": 0, "tiles": 0, "rack_tiles": 0, "codes": Counter(), "jokers": Counter(),
                    "editions": Counter(), "families": Counter(), "scenes": Counter(), "backgrounds": Counter()}
     try:
@@ -1000,14 +1006,14 @@ def _card(out: Path, seed: int, size: int, counts: dict[str, int], stats: dict[s
 def generate(out: Path, counts: dict[str, int], seed: int, size: int = 1024, workers: int = 1,
              card: Path | None = CARD_PATH, progress: bool = True, command: str = "",
              scene_weights: dict[str, float] | None = None,
-             background_weights: dict[str, float] | None = None) -> dict[str, dict]:
+             background_weights: dict[str, float] | None = None, fonts_family: str | None = None) -> dict[str, dict]:
     """Render every split in ``counts`` (e.g. ``{"train": 2000, "val": 200, "test": 200}``), write
     ``out/data.yaml``, ``out/README.md`` and, if ``card`` is given, the dataset card there."""
     if size < 128:
         raise ValueError(f"--size {size} is too small: use at least 128 pixels")
     out.mkdir(parents=True, exist_ok=True)
     started = time.time()
-    stats = {split: write_split(out, split, n, seed, size, workers, progress, scene_weights, background_weights)
+    stats = {split: write_split(out, split, n, seed, size, workers, progress, scene_weights, background_weights, fonts_family)
              for split, n in counts.items() if n > 0}
     seconds = time.time() - started
     names = "names:\n  0: tile\n"
@@ -1045,6 +1051,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--test", type=int, default=200, help="test images (default 200)")
     p.add_argument("--fonts", type=int, default=0,
                    help="test images whose numerals come only in the font families held out of training (default 0)")
+    p.add_argument("--fonts-family", default=None, metavar="FAMILY",
+                   help="draw the --fonts images in this one family instead (held out or not; a key of "
+                        "datasets/fonts.py): the same scenes in two families of one kind tell the typeface from the scenes")
     p.add_argument("--scenes", default="",
                    help="scene kind weights, e.g. rack=0.6,mixed=0.2,table=0.2 (default: "
                         + ",".join(f"{k}={v}" for k, v in SCENE_KINDS.items()) + ")")
@@ -1068,7 +1077,8 @@ def main(argv: list[str] | None = None) -> int:
     command = "python -m datasets.synth " + " ".join(sys.argv[1:] if argv is None else argv)
     try:
         generate(args.out, {"train": args.train, "val": args.val, "test": args.test, "fonts": args.fonts}, args.seed,
-                 args.size, args.workers, card, not args.quiet, command, scene_weights, background_weights)
+                 args.size, args.workers, card, not args.quiet, command, scene_weights, background_weights,
+                 args.fonts_family)
     except ValueError as exc:
         p.error(str(exc))
     return 0

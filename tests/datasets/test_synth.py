@@ -276,3 +276,18 @@ def test_background_weights_choose_the_table_and_leave_the_default_scenes_unchan
         synth.main(["--backgrounds", "tartan=1", "--card", "none"])
     with pytest.raises(SystemExit):
         synth.main(["--backgrounds", "dots", "--card", "none"])
+
+
+def test_fonts_split_in_one_chosen_family_draws_the_same_scenes(tmp_path: Path) -> None:
+    """``--fonts-family`` draws the fonts split in one family: the same scenes as in any other
+    family of its kind (so the typeface can be told from the scenes), numerals in that family only."""
+    for family in ("dejavu_serif", "stix"):  # two serifs of matplotlib's, always installed
+        synth.generate(tmp_path / family, {"fonts": 2}, seed=5, size=SIZE, card=None, progress=False, fonts_family=family)
+    for i in range(2):
+        a = json.loads((tmp_path / "dejavu_serif" / "fonts" / "tiles" / f"{i:06d}.json").read_text())
+        b = json.loads((tmp_path / "stix" / "fonts" / "tiles" / f"{i:06d}.json").read_text())
+        assert a["tiles"] and {t["font_family"] for t in a["tiles"]} <= {"dejavu_serif"}
+        assert {t["font_family"] for t in b["tiles"]} <= {"stix"}
+        assert (a["scene"], a["camera"], [t["code"] for t in a["tiles"]]) == (b["scene"], b["camera"], [t["code"] for t in b["tiles"]])
+    with pytest.raises(SystemExit):
+        synth.main(["--fonts", "1", "--fonts-family", "nope", "--card", "none", "--out", str(tmp_path / "x")])
