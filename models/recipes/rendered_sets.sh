@@ -45,3 +45,10 @@ python -m datasets.synth $q --workers 2 --out data/synth_r11 --train 2000 --val 
 #   python -m vision.evaluate data/rummikub-real-v1/test data/s7_racks/test data/s7_racks/fonts \
 #     data/s7_fonts2k/fonts data/s7_racks_eval2k/test data/s8_cloth_test/test --models models --json --quiet
 # (data/rummikub-real-v1: the real photos, where README, Data, says to put them or $RUMMIKUB_REAL_DATA points)
+
+# Session 22: rack scenes only, to check which tiles a told rack counts (val) and measure it once
+# (test); and the same 60 scenes drawn in a held-out family and a trained one of its kind.
+python -m datasets.synth $q --workers 1 --out data/s22_toldrack --train 0 --val 240 --test 240 --scenes rack=1 --seed 2201 --size 1024
+for f in hack dejavu_mono bookman century; do
+  python -m datasets.synth $q --workers 1 --scenes $S --out data/fam_$f --train 0 --val 0 --test 0 --fonts 60 --fonts-family $f --seed 222 --size 2048
+done
