@@ -64,3 +64,24 @@ def test_tiles_nobody_could_read_are_ignored_not_scored() -> None:
             SimpleNamespace(box_xyxy=tuple(item.boxes_xyxy[1]), tile=parse_tile("O2"), alternatives=None)]
     figures = score_reading(SimpleNamespace(tiles=read), item, Report()).to_dict()
     assert figures["tile_f1"] == 1.0 and figures["unreadable_tiles_ignored"] == 2
+
+
+def test_rendered_tiles_are_counted_by_place_rack_or_table() -> None:
+    """A rack photo's far table tiles are told apart from the rack's own (what a player scoring a
+    rack cares about): found and read right, per place."""
+    from vision.evaluate.tiles import labelled_from_record
+
+    def tile(code: str, x: int, rack: int | None) -> dict:
+        poly = [[x, 0], [x + 60, 0], [x + 60, 80], [x, 80]]
+        return {"code": code, "polygon": poly, "visible": 1.0, "visible_box": [x, 0, x + 60, 80], "rack": rack}
+
+    record = {"scene": "rack", "tiles": [tile("R5", 0, 0), tile("B7", 100, 0), tile("K1", 200, None), tile("O2", 300, None)]}
+    item = labelled_from_record(record, Path("x.jpg"))
+    assert item.places == ["rack", "rack", "table", "table"]
+    read = [SimpleNamespace(box_xyxy=(0, 0, 60, 80), tile=parse_tile("R5"), alternatives=None),
+            SimpleNamespace(box_xyxy=(100, 0, 160, 80), tile=parse_tile("B7"), alternatives=None),
+            SimpleNamespace(box_xyxy=(300, 0, 360, 80), tile=parse_tile("O3"), alternatives=None)]
+    total = Report()
+    total.add(score_reading(SimpleNamespace(tiles=read), item, Report()))
+    assert total.place_figures() == {"rack": {"tiles": 2, "detection_recall": 1.0, "read_accuracy": 1.0},
+                                     "table": {"tiles": 2, "detection_recall": 0.5, "read_accuracy": 0.0}}

@@ -38,6 +38,7 @@ class LabelledImage:
     scene: str = ""
     edition: str = ""  # the tile edition(s) of a rendered image, for per-edition figures
     unreadable: int = 0  # rendered tiles left out because nobody could read them (:func:`legible`)
+    places: list[str] = field(default_factory=list)  # rendered tiles: "rack" or "table", as ``tiles``
 
 
 def load_labelled(folder: Path) -> list[LabelledImage]:
@@ -102,7 +103,8 @@ def labelled_from_record(record: dict, path: Path) -> LabelledImage:
     return LabelledImage(path, [parse_tile(t["code"]) for t in shown], np.array(boxes, np.float32).reshape(-1, 4),
                          np.array(ignore, np.float32).reshape(-1, 4), ",".join(record.get("font_families", [])),
                          record.get("scene", ""), ",".join(record.get("editions", [])),
-                         sum(1 for t in ignored if not t.get("hidden")))
+                         sum(1 for t in ignored if not t.get("hidden")),
+                         ["rack" if t.get("rack") is not None else "table" for t in shown])
 
 
 def reading_mode(item: LabelledImage, mode: str) -> str:
@@ -139,6 +141,9 @@ class Report:
     """Per tile size, keyed by the lower edge of its :data:`SIZE_BUCKETS` bucket (the label box's
     short side in the image's pixels): [labelled tiles, found, found and read right] - where
     reading fails, by how many pixels it had."""
+    places: dict[str, np.ndarray] = field(default_factory=dict)
+    """The same counts for rendered tiles standing on a rack and lying on the table: a player
+    scoring a rack cares about its own tiles, not the table's far beyond it."""
 
     def add(self, other: "Report") -> None:
         """Fold one image's counts into this report."""
@@ -149,12 +154,16 @@ class Report:
         self.times_ms += other.times_ms
         for bucket, counts in other.sizes.items():
             self.sizes[bucket] = self.sizes.get(bucket, np.zeros(3, int)) + counts
+        for place, counts in other.places.items():
+            self.places[place] = self.places.get(place, np.zeros(3, int)) + counts
 
     def size_figures(self) -> dict[str, dict]:
         """:attr:`sizes` as figures: tiles, detection recall and read accuracy of the found ones."""
-        return {_bucket_name(b): {"tiles": int(c[0]), "detection_recall": round(c[1] / max(c[0], 1), 4),
-                                  "read_accuracy": round(c[2] / max(c[1], 1), 4)}
-                for b, c in sorted(self.sizes.items())}
+        return {_bucket_name(b): _found_and_read(c) for b, c in sorted(self.sizes.items())}
+
+    def place_figures(self) -> dict[str, dict]:
+        """:attr:`places` as figures, as :meth:`size_figures`."""
+        return {p: _found_and_read(c) for p, c in sorted(self.places.items())}
 
     def to_dict(self) -> dict:
         p = self.matched / max(self.predicted, 1)
@@ -171,6 +180,11 @@ class Report:
             "photos_without_error": round(self.perfect_images / max(self.images, 1), 4),
             "median_ms": round(float(np.median(self.times_ms)), 1) if self.times_ms else None,
         }
+
+
+def _found_and_read(counts: np.ndarray) -> dict:
+    return {"tiles": int(counts[0]), "detection_recall": round(counts[1] / max(counts[0], 1), 4),
+            "read_accuracy": round(counts[2] / max(counts[1], 1), 4)}
 
 
 SIZE_BUCKETS = (0, 20, 30, 50, 80, 130)
@@ -241,6 +255,8 @@ def score_reading(reading, item: LabelledImage, report: Report) -> Report:
         bucket = _size_floor(float(min(box[2] - box[0], box[3] - box[1])))
         counts = report.sizes.setdefault(bucket, np.zeros(3, int))
         counts += (1, t in matched_t, t in read_right_t)
+        if t < len(item.places):
+            report.places.setdefault(item.places[t], np.zeros(3, int))[:] += (1, t in matched_t, t in read_right_t)
     for p in set(range(len(pred_tiles))) - matched_p:
         got = pred_tiles[p]
         report.confusion[53, got.index if got is not None else 54] += 1
@@ -346,13 +362,16 @@ def main(argv: list[str] | None = None) -> int:
         figures["confusion_png"] = str(png)
         figures["failures"] = report.failures
         if report.groups:
-            figures["by_font_family"] = {g: r.to_dict() for g, r in sorted(report.groups.items())}
+            figures["by_font_family"] = {g: {**r.to_dict(), "by_place": r.place_figures()} if r.places else r.to_dict()
+                                         for g, r in sorted(report.groups.items())}
         if report.editions:
             figures["by_edition"] = {g: r.to_dict() for g, r in sorted(report.editions.items())}
         if report.scenes:
             figures["by_scene"] = {g: r.to_dict() for g, r in sorted(report.scenes.items())}
         if report.sizes:
             figures["by_tile_size"] = report.size_figures()
+        if report.places:
+            figures["by_place"] = report.place_figures()
         results[name] = figures
         if not args.json:
             print(f"\n{name}: {json.dumps({k: v for k, v in figures.items() if not k.startswith('by_') and k != 'failures'})}")
