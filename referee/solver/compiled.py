@@ -100,7 +100,7 @@ SEARCH0, SEARCH_JOKERS, NEED_TABLES, WHICH = _load()
 """The loops :meth:`DepthFirst.search` calls (joker-free, with jokers), the joker needs' passes
 :meth:`Bounds.joker_needs` calls, and which they are."""
 
-CUTS_VERSION = 1
+CUTS_VERSION = 2
 """The version of ``referee.solver.least._gmi_cut`` (one Gomory cut of the exact tie-break) the
 compiled twin ``_cuts0.c`` must carry: raise it in both when the cut changes."""
 
@@ -140,4 +140,19 @@ def _load_cuts() -> tuple[Callable[..., Any] | None, str]:
 GMI_CUT, CUTS_WHICH = _load_cuts()
 """The compiled Gomory cut :func:`referee.solver.least._gomory_cuts` uses (None: the twin), and
 which and why."""
+
+
+def _load_tableau() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
+    """``_cuts0.colwise`` and ``_cuts0.tableau_row`` (the tableau row from the basis-inverse row,
+    as highspy's ``getReducedRow`` computes it) where the compiled cut is used, else None."""
+    if GMI_CUT is None:
+        return None
+    from referee.solver import _cuts0  # type: ignore[attr-defined]
+
+    return _cuts0.colwise, _cuts0.tableau_row
+
+
+TABLEAU_ROW = _load_tableau()
+"""What :func:`referee.solver.least._gomory_cuts` computes the tableau rows with (None: highspy's
+``getReducedRow``)."""
 

@@ -1582,6 +1582,7 @@ def _gomory_cuts(
         rows_a = (array("q", rows.starts), array("q", rows.cols), array("d", rows.vals), array("d", rows.lo),
                   array("d", rows.hi))
         cut_arrays = (array("q", [0]), array("q"), array("d"), array("d"))
+    tableau = _compiled_tableau_row() if compiled_cut is not None else None
     for _round in range(rounds):
         left = time_limit - (time.perf_counter() - start)
         if left <= 0:
@@ -1631,10 +1632,25 @@ def _gomory_cuts(
         found: list[tuple[dict[int, float], float]] = []
         if compiled_cut is not None:
             c_cols, c_rows, c_x = bytes(col_side), bytes(row_side), array("d", x)
+        if tableau is not None:
+            # The matrix column-wise (the cuts' rows after the programme's), once a round.
+            nnz = len(rows_a[1]) + len(cut_arrays[1])
+            by_col = array("q", bytes(8 * (n + 1))), array("q", bytes(8 * nnz)), array("d", bytes(8 * nnz))
+            tableau[0](n, rows_a[0], rows_a[1], rows_a[2], cut_arrays[0], cut_arrays[1], cut_arrays[2], *by_col)
         for _half, p, f0 in picks[:_CUTS_PER_ROUND]:
-            # The tableau row: trow . x - (B^-1 row) . r = 0 with r = A x (highspy's dense rows).
-            trow_a = h.getReducedRow(p)[1]
+            # The tableau row: trow . x - (B^-1 row) . r = 0 with r = A x (highspy's dense rows;
+            # the tableau row computed here from the basis-inverse row where compiled, the same
+            # bits as highspy's getReducedRow, without its second solve with the basis).
             brow_a = h.getBasisInverseRow(p)[1]
+            trow_a = None
+            if tableau is not None:
+                trow_a = array("d", bytes(8 * n))
+                try:
+                    tableau[1](brow_a, *by_col, trow_a)
+                except ValueError:  # (sizes that do not agree, never seen: highspy's row then)
+                    trow_a = None
+            if trow_a is None:
+                trow_a = h.getReducedRow(p)[1]
             got = NotImplemented
             if compiled_cut is not None:
                 got = compiled_cut(trow_a, brow_a, f0, sifted, n, m0, whole, c_cols, c_rows, upper_a, c_x, *rows_a, *cut_arrays)
@@ -1652,8 +1668,16 @@ def _gomory_cuts(
         if not found:
             return
         # (Added once the round is read: a row added invalidates the tableau being read.)
+        if _BATCH_CUT_ROWS:
+            starts, at, by = [], [], []
+            for cut, _lo in found:
+                starts.append(len(at))
+                at.extend(cut.keys())
+                by.extend(cut.values())
+            h.addRows(len(found), [lo for _cut, lo in found], [highspy.kHighsInf] * len(found), len(at), starts, at, by)
         for cut, lo in found:
-            h.addRow(lo, highspy.kHighsInf, len(cut), list(cut.keys()), list(cut.values()))
+            if not _BATCH_CUT_ROWS:
+                h.addRow(lo, highspy.kHighsInf, len(cut), list(cut.keys()), list(cut.values()))
             cut_rows.append((cut, lo))
             if compiled_cut is not None:
                 cut_arrays[1].extend(cut.keys())
@@ -1662,10 +1686,39 @@ def _gomory_cuts(
                 cut_arrays[3].append(lo)
 
 
+_BATCH_CUT_ROWS = True
+"""Whether a round's cuts go to HiGHS in one ``addRows`` (False: one ``addRow`` a cut, as before
+session 22). The same programme, rows and basis, and the same searches: every HiGHS run's
+iterations and objective bit for bit on seed 11's 60 random full tables with jokers. Measured
+(session 22, one process, CPU): each ``addRow`` rewrote HiGHS's whole matrix, about 1 ms a cut on a
+full table (random-large-J-028, -033, -059: 59, 48, 44 ms for their cuts; batched 9-11 ms). See
+``referee/SOLVER.md``."""
+
+
 _COMPILED_CUTS = True
 """Whether :func:`_gomory_cuts` computes each cut with the compiled twin of :func:`_gmi_cut`
 (``_cuts0.c``, where it is built and current: ``compiled.GMI_CUT``). The same cuts bit for bit.
 Measured (session 21, second pass): see ``referee/SOLVER.md``."""
+
+
+_C_TABLEAU_ROW = True
+"""Whether :func:`_gomory_cuts` computes the tableau rows itself from highspy's basis-inverse rows,
+in C (``_cuts0.tableau_row``, where the compiled cut is used), instead of asking highspy's
+``getReducedRow`` (which solves with the basis again). The same rows bit for bit (the same sums in
+the same order as HiGHS 1.16 on x86_64, where nothing is fused; compared on every cut of the
+benchmark's 148 positions with jokers, of seed 11's 60 random full tables with jokers and of seeds
+12-13's 240 random tables with jokers, 4,170 rows, and in the tests). Measured (session 22, one process, CPU): highspy's rows 43-111 ms on
+random-large-J-028, -033 and -059, these 4-11 ms (the matrix written column-wise once a round
+included). See ``referee/SOLVER.md``."""
+
+
+def _compiled_tableau_row() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
+    """``_cuts0.colwise`` and ``_cuts0.tableau_row`` where they are to be used, else None."""
+    if not _C_TABLEAU_ROW:
+        return None
+    from referee.solver.compiled import TABLEAU_ROW
+
+    return TABLEAU_ROW
 
 
 def _compiled_gmi_cut() -> Callable[..., Any] | None:

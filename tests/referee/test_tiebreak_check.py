@@ -1189,6 +1189,14 @@ class _CutsAdded:
         self.rows.append((lo.hex(), list(cols), [float(v).hex() for v in vals]))
         return self._h.addRow(lo, hi, count, cols, vals)
 
+    def addRows(self, count, lo, hi, nnz, starts, cols, vals):  # type: ignore[no-untyped-def]  # noqa: N802
+        # (Session 22: a round's cuts in one call; written down row by row, as addRow would.)
+        ends = [*starts[1:], nnz]
+        for k in range(count):
+            self.rows.append((float(lo[k]).hex(), list(cols[starts[k]:ends[k]]),
+                              [float(v).hex() for v in vals[starts[k]:ends[k]]]))
+        return self._h.addRows(count, lo, hi, nnz, starts, cols, vals)
+
 
 def _compare_gomory_cuts(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """Wrap ``least._gomory_cuts``: each time it is called, the plain rounds and the module's run
@@ -1407,6 +1415,94 @@ def test_compiled_gomory_cut_leaves_entries_not_finite_to_the_twin() -> None:
     assert fast(array("d", [0.0, 0.5]), array("d", [0.0]), *between) is None
 
 
+def _compare_tableau_rows(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """Every tableau row ``least._gomory_cuts`` computes in C (``_cuts0.tableau_row``, session 22)
+    compared bit for bit with highspy's ``getReducedRow`` of the same row at the same basis.
+    Returns the count of rows compared."""
+    import numpy as np
+
+    import referee.solver.least as least
+    from referee.solver import _cuts0  # type: ignore[attr-defined]
+
+    seen = {"rows": 0}
+    wanted: list[object] = []
+
+    class Asked:
+        def __init__(self, h):  # type: ignore[no-untyped-def]
+            self._h = h
+
+        def __getattr__(self, name):  # type: ignore[no-untyped-def]
+            return getattr(self._h, name)
+
+        def getBasisInverseRow(self, p):  # type: ignore[no-untyped-def]  # noqa: N802
+            wanted.append(self._h.getReducedRow(p)[1].copy())
+            return self._h.getBasisInverseRow(p)
+
+    def row(brow, cstart, cindex, cvalue, out):  # type: ignore[no-untyped-def]
+        _cuts0.tableau_row(brow, cstart, cindex, cvalue, out)
+        assert np.frombuffer(out, dtype=np.float64).tobytes() == wanted.pop().tobytes()
+        seen["rows"] += 1
+
+    real = least._gomory_cuts
+    monkeypatch.setattr(least, "_gomory_cuts", lambda h, *args, **kwargs: real(Asked(h), *args, **kwargs))
+    monkeypatch.setattr(least, "_compiled_tableau_row", lambda: (_cuts0.colwise, row))
+    return seen
+
+
+@needs_compiled_cut
+@pytest.mark.parametrize("seed", range(2))
+def test_compiled_tableau_row_matches_highspy(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_cuts0.tableau_row`` (session 22: the tableau row from highspy's basis-inverse row, the
+    matrix column-wise with the cuts' rows after the programme's) gives highspy's
+    ``getReducedRow`` bit for bit, with cuts at every root, both objectives, and the answers those
+    of the brute force."""
+    import referee.solver.least as least
+
+    monkeypatch.setattr(least, "CUT_AFTER", 0)
+    monkeypatch.setattr(least, "CUT_AFTER_KNOWN", 0)
+    seen = _compare_tableau_rows(monkeypatch)
+    _exact_matches_the_brute_force(seed)
+    assert seen["rows"] > 0
+
+
+@needs_compiled_cut
+@needs_positions
+def test_compiled_tableau_row_matches_highspy_on_a_slow_position(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same on mid-J-018 (6,000 columns, two rounds of cuts: the second round's rows read the
+    first round's cuts too)."""
+    seen = _compare_tableau_rows(monkeypatch)
+    _solve_mid_j_018()
+    assert seen["rows"] > 10
+
+
+@needs_compiled_cut
+def test_compiled_colwise_and_tableau_row_by_hand() -> None:
+    """``_cuts0.colwise`` writes the rows (the programme's, then the cuts') column-wise, each
+    column's entries by ascending row; ``tableau_row`` sums them against a row of B^-1, a size of
+    1e-14 or less written as 0; sizes that do not agree are a ValueError."""
+    from array import array
+
+    from referee.solver import _cuts0  # type: ignore[attr-defined]
+
+    # Rows 0: 1 x0 + 2 x2; 1: 3 x1; then a cut's row 2: 0.5 x0 + 0.25 x1.
+    starts, cols, vals = array("q", [0, 2, 3]), array("q", [0, 2, 1]), array("d", [1.0, 2.0, 3.0])
+    cut_starts, cut_cols, cut_vals = array("q", [0, 2]), array("q", [0, 1]), array("d", [0.5, 0.25])
+    cstart, cindex, cvalue = array("q", [0] * 4), array("q", [0] * 5), array("d", [0.0] * 5)
+    _cuts0.colwise(3, starts, cols, vals, cut_starts, cut_cols, cut_vals, cstart, cindex, cvalue)
+    assert list(cstart) == [0, 2, 4, 5]
+    assert list(cindex) == [0, 2, 1, 2, 0]
+    assert list(cvalue) == [1.0, 0.5, 3.0, 0.25, 2.0]
+    out = array("d", [9.0] * 3)
+    _cuts0.tableau_row(array("d", [1.0, -1.0, 2.0]), cstart, cindex, cvalue, out)
+    assert list(out) == [1.0 * 1.0 + 0.5 * 2.0, 3.0 * -1.0 + 0.25 * 2.0, 2.0]
+    _cuts0.tableau_row(array("d", [1e-15, 1e-14, 0.0]), cstart, cindex, cvalue, out)
+    assert list(out) == [0.0, 3.0 * 1e-14 + 0.25 * 0.0, 0.0]
+    with pytest.raises(ValueError):
+        _cuts0.colwise(4, starts, cols, vals, cut_starts, cut_cols, cut_vals, cstart, cindex, cvalue)
+    with pytest.raises(ValueError):
+        _cuts0.tableau_row(array("d", [1.0, 0.0, 0.0]), cstart, cindex, cvalue, array("d", [0.0] * 2))
+
+
 def test_compiled_gomory_cut_stays_out_when_pure_or_stale(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """RUMMIKUB_SOLVER_PURE keeps the compiled cut out (the twin runs), as a C file newer than the
     build does, with a warning."""
@@ -1428,6 +1524,7 @@ def test_compiled_gomory_cut_stays_out_when_pure_or_stale(monkeypatch: pytest.Mo
     with pytest.warns(RuntimeWarning, match="older than _cuts0.c"):
         cut, which = compiled._load_cuts()
     assert cut is None and "older" in which
+    assert compiled._load_tableau() is None or compiled.GMI_CUT is not None  # (only beside the compiled cut)
 
 def _first_try_runs_long(monkeypatch: pytest.MonkeyPatch) -> list[tuple[bool, bool]]:
     """The points objective's programme with no move known allowed no relaxation (as when its
