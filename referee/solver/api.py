@@ -248,6 +248,17 @@ _FIRST_MOVE_FROM = 40
 jokers): without it medians 34 and 64 ms, with it 37 and 71 ms."""
 
 
+_MID_FIRST_MOVE_FROM = 20
+"""Table tiles from which the points objective's programme starts from the most-tiles move on a
+table under ``_FIRST_MOVE_FROM`` tiles too (a cut-off, the sets priced in, the full tables' cut
+point and rounds; its ``_MOST_POINTS_RELAXATIONS``, then the fast points search decides, without
+HiGHS's MIP), instead of trying first without it (``_RETRY_WITH_MOVE``, which stays for smaller
+tables). Measured (session 22, the mid and mid_r24 tables with jokers of the benchmark and of
+random seeds 11-13, 434 positions, one process, both ways in turn): HiGHS's simplex iterations
+402,473 -> 348,021 (-14%), over 300 ms 13 -> 9; mid-J-018 442 -> 140-158 ms. The small tables
+(9-12 tiles) stay as they were: there the move costs more than it saves (97 positions with jokers:
+runs + 25 iterations a run, geometric mean +4%; 0.8 -> 0.9 s). See ``referee/SOLVER.md``."""
+
 _FIRST_MOVE_TABLE_JOKERS = True
 """Whether the points objective's programme starts from the most-tiles move on a table of
 ``_FIRST_MOVE_FROM`` tiles or more also where the jokers all lie on the table (none on the rack:
@@ -261,8 +272,8 @@ found without the fast mode's tie-break search: 1-2 ms; with it their sum was 10
 
 _RETRY_WITH_MOVE = True
 """Whether the points objective's programme, where its branch and bound runs long on a table of
-fewer than ``_FIRST_MOVE_FROM`` tiles (no move known), tries again with the most-tiles move known
-(its cut-off: the programme's sets priced in, cuts after ``least.CUT_AFTER_KNOWN`` relaxations,
+fewer than ``_MID_FIRST_MOVE_FROM`` tiles (no move known; sessions 20-21: under ``_FIRST_MOVE_FROM``),
+tries again with the most-tiles move known (its cut-off: the programme's sets priced in, cuts after ``least.CUT_AFTER_KNOWN`` relaxations,
 ``least.CUT_ROUNDS_NO_POINT`` rounds where no better point is found) before the fast points search
 decides; False: again with every joker place and no move known (sessions 8-19). A third try with
 both rescued 1 position in 7 and cost 80-370 ms on the others. See ``referee/SOLVER.md``, session 20."""
@@ -275,17 +286,19 @@ def _most_points_least_moved(
     then the fewest table tiles moved (:func:`~referee.solver.least.least_arrangement` with
     ``most_points``), both proven. With a rack joker, where its branch and bound needs more than
     ``_MOST_POINTS_RELAXATIONS`` relaxations, a second try: HiGHS's MIP solver on a table of
-    ``_FIRST_MOVE_FROM`` tiles or more (the most-tiles move its cut-off), on a smaller one our
-    branch and bound again with the most-tiles move known (``_RETRY_WITH_MOVE``; every joker place
-    without it). None when that runs long too, or nothing is laid:
+    ``_FIRST_MOVE_FROM`` tiles or more (the most-tiles move its cut-off); none on a table of
+    ``_MID_FIRST_MOVE_FROM`` tiles or more (the most-tiles move known from the start there too); on
+    a smaller one our branch and bound again with the most-tiles move known (``_RETRY_WITH_MOVE``;
+    every joker place without it). None when that runs long too, or nothing is laid:
     then the fast points search and the tie-break after it decide. Measured on the large tables with jokers (the rack's
     jokers make the fast points search slow there): see ``referee/SOLVER.md``."""
     from referee.solver.least import least_arrangement  # highspy, only when asked for
 
-    # With a joker on the rack and a full table, the most-tiles move (a few milliseconds) is a
-    # first move for the programme: every node that cannot score more, or as much keeping
-    # more, is closed at once. (Without a rack joker the programme is small and rarely
-    # branches; on tables of 28-33 tiles it cost 10% at the medians: see _FIRST_MOVE_FROM.)
+    # With a joker on the rack and a table of 20 tiles or more, the most-tiles move (a few
+    # milliseconds) is a first move for the programme: every node that cannot score more, or as
+    # much keeping more, is closed at once. (Without a rack joker the programme is small and
+    # rarely branches. On tables of 28-33 tiles it cost 10% at the medians in session 7, see
+    # _FIRST_MOVE_FROM; since session 22 it pays there too, see _MID_FIRST_MOVE_FROM.)
     rack_joker = any(t.is_joker for t in rack)
     # (Also with jokers on the table only, see _FIRST_MOVE_TABLE_JOKERS.)
     table_joker = _FIRST_MOVE_TABLE_JOKERS and any(t.is_joker for t in table_tiles)
@@ -301,25 +314,31 @@ def _most_points_least_moved(
         move = None if solved is None else describe_change(old_sets, table_tiles, solved[0], rack_jokers_high=True)
         return move if move is not None and move.placed else None
 
-    first = most_tiles_move() if (rack_joker or table_joker) and len(table_tiles) >= _FIRST_MOVE_FROM else None
+    # (Also on the mid tables, see _MID_FIRST_MOVE_FROM; past its relaxations the fast points
+    # search decides there, not HiGHS's MIP.)
+    from_tiles = min(_FIRST_MOVE_FROM, _MID_FIRST_MOVE_FROM)
+    first = most_tiles_move() if (rack_joker or table_joker) and len(table_tiles) >= from_tiles else None
+    full = first is not None and len(table_tiles) >= _FIRST_MOVE_FROM  # (a full table)
     start = time.perf_counter()
     # Our branch and bound on a set's joker places worth most first. Where it runs long: on a
     # full table (the most-tiles move known, a cut-off) HiGHS's MIP solver on the same
     # programme (its root cuts close the gap our branching cannot: large-J-014 934 -> 501 ms,
-    # session 8); on smaller tables (no move known) the same programme again with the
-    # most-tiles move known (its cut-off, the sets priced in, the full tables' cut point and
-    # rounds: see _RETRY_WITH_MOVE), then with every joker place too (the same optimum, and
-    # the searches run long on different tables).
+    # session 8); on the mid tables (the move known from the start too) nothing more; on smaller
+    # tables (no move known) the same programme again with the most-tiles move known (its
+    # cut-off, the sets priced in, the full tables' cut point and rounds: see _RETRY_WITH_MOVE),
+    # then with every joker place too (the same optimum, and the searches run long on different
+    # tables).
     if not rack_joker:
         tries = [(False, False, False)]
-    elif first is not None:
+    elif full:
         tries = [(False, False, False), (True, False, False)]
+    elif first is not None:
+        tries = [(False, False, False)]
     elif _RETRY_WITH_MOVE:
         tries = [(False, False, False), (False, False, True)]
     else:
         tries = [(False, False, False), (False, True, False)]
     found = None
-    full = first is not None  # (a full table: the move known from the start)
     for mip, every_place, with_move in tries:
         if with_move and first is None:
             first = most_tiles_move()

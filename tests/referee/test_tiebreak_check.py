@@ -535,9 +535,13 @@ def test_exact_tiebreak_points_child_below_solved_late_on_slow_positions(
     (Not always fewer relaxations: on mid_r24-J-001 the dive after the cuts leaves other
     vertices and goes two levels deeper, 21 relaxations either way.) Without session 19's rounded
     points: with them the nodes the child below was left at close before it is reached (the same
-    iterations either way, and fewer than without them: mid-J-018 3,338 against 3,344 and 3,406)."""
+    iterations either way, and fewer than without them: mid-J-018 3,338 against 3,344 and 3,406).
+    Solved the way they ran before session 22 (no move known at the start: ``api._MID_FIRST_MOVE_FROM``
+    out of reach); with the move known they end before their cut point."""
+    import referee.solver.api as api
     import referee.solver.least as least
 
+    monkeypatch.setattr(api, "_MID_FIRST_MOVE_FROM", api._FIRST_MOVE_FROM)
     monkeypatch.setattr(least, "_ROUNDING", False)
     ran = _count_runs(monkeypatch)
     position = next(p for p in _positions() if p["id"] == ident)
@@ -1265,11 +1269,22 @@ def test_gomory_cuts_match_the_plain_loop(seed: int, monkeypatch: pytest.MonkeyP
 
 def _solve_mid_j_018() -> None:
     """mid-J-018 (session 18-19's slow position: two rounds of 16 cuts on a programme with joker
-    places, 6,000 columns) solved with the points objective and the exact tie-break: its known answer."""
+    places, 6,000 columns) solved with the points objective and the exact tie-break: its known answer.
+    Solved as before session 22 (no move known at the start, ``api._MID_FIRST_MOVE_FROM`` out of
+    reach), which makes the cuts these tests compare; with the move known it ends before its cut
+    point, and the answer is the same."""
+    import referee.solver.api as api
+
     position = next(p for p in _positions() if p["id"] == "mid-J-018")
     table, rack = [parse_tiles(m) for m in position["table_melds"]], parse_tiles(position["rack"])
-    move = best_move(table, rack, objective="points", tiebreak="exact")
-    assert move is not None and (move.points, len(move.moved), move.least_moved) == (98, 9, True)
+    saved = api._MID_FIRST_MOVE_FROM
+    try:
+        for mid_first_move in (False, True):
+            api._MID_FIRST_MOVE_FROM = saved if mid_first_move else api._FIRST_MOVE_FROM
+            move = best_move(table, rack, objective="points", tiebreak="exact")
+            assert move is not None and (move.points, len(move.moved), move.least_moved) == (98, 9, True)
+    finally:
+        api._MID_FIRST_MOVE_FROM = saved
 
 
 @needs_positions
@@ -1566,13 +1581,51 @@ def test_exact_tiebreak_points_retry_with_the_most_tiles_move_matches_brute_forc
     assert calls and not any(known for known, _found in calls)
 
 
-def test_exact_tiebreak_points_retry_with_the_most_tiles_move_on_a_slow_position() -> None:
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("relaxations", [None, 0])
+def test_exact_tiebreak_points_first_move_on_a_mid_table_matches_brute_force(
+    seed: int, relaxations: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Session 22: on a table under ``api._FIRST_MOVE_FROM`` tiles the most-tiles move is known
+    from the start too (``api._MID_FIRST_MOVE_FROM``, here every table): one try, without HiGHS's
+    MIP after it; where it runs past its relaxations (here none allowed) the fast points search and
+    its tie-break decide. The same points and fewest moved as the brute force either way."""
+    import referee.solver.api as api
+    import referee.solver.least as least
+
+    monkeypatch.setattr(api, "_MID_FIRST_MOVE_FROM", 0)
+    if relaxations is not None:
+        monkeypatch.setattr(api, "_MOST_POINTS_RELAXATIONS", relaxations)
+    calls: list[tuple[bool, bool]] = []
+    real = least.least_arrangement
+
+    def arrangement(*args, **kwargs):  # type: ignore[no-untyped-def]
+        if kwargs.get("most_points"):
+            calls.append((kwargs.get("known") is not None, bool(kwargs.get("mip"))))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(least, "least_arrangement", arrangement)
+    _assert_points_like_brute_force(3900 + seed, 4000 + 8 * seed)
+    # (The tiny positions without a joker have no move known: the programme is the tiles one.)
+    assert any(known for known, _mip in calls) and not any(mip for _known, mip in calls)
+
+
+@pytest.mark.parametrize("mid_first_move", [True, False])
+def test_exact_tiebreak_points_retry_with_the_most_tiles_move_on_a_slow_position(
+    mid_first_move: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """random-mid_r24-J-002 of the benchmark's seed 13 (29 table tiles, a rack joker): the
     programme with no move known runs past its relaxations, and so did the retry with every joker
     place; the fast points search's tie-break then ran 4 s and more without proving the fewest
-    moved. With the most-tiles move known the second try proves it: 189 points, 4 tiles moved."""
+    moved. With the most-tiles move known the second try proves it: 189 points, 4 tiles moved.
+    Since session 22 the move is known from the start on a table of 20 tiles or more
+    (``api._MID_FIRST_MOVE_FROM``): the first try proves it; without that, the retry as before."""
+    import referee.solver.api as api
     import referee.solver.least as least
     from referee.tools.bench import random_positions
+
+    if not mid_first_move:
+        monkeypatch.setattr(api, "_MID_FIRST_MOVE_FROM", api._FIRST_MOVE_FROM)
 
     position = next(p for p in random_positions(60, 13) if p["id"] == "random-mid_r24-J-002")
     old = [parse_tiles(s) for s in position["table_melds"]]
@@ -1592,7 +1645,7 @@ def test_exact_tiebreak_points_retry_with_the_most_tiles_move_on_a_slow_position
         least.least_arrangement = real
     assert move is not None and move.least_moved
     assert (move.points, len(move.moved)) == (189, 4)
-    assert calls == [(False, False), (True, True)]
+    assert calls == ([(True, True)] if mid_first_move else [(False, False), (True, True)])
 
 
 def test_exact_tiebreak_points_full_table_budget_spares_the_highs_mip() -> None:
