@@ -1690,9 +1690,9 @@ _BATCH_CUT_ROWS = True
 """Whether a round's cuts go to HiGHS in one ``addRows`` (False: one ``addRow`` a cut, as before
 session 22). The same programme, rows and basis, and the same searches: every HiGHS run's
 iterations and objective bit for bit on seed 11's 60 random full tables with jokers. Measured
-(session 22, one process, CPU): each ``addRow`` rewrote HiGHS's whole matrix, about 1 ms a cut on a
-full table (random-large-J-028, -033, -059: 59, 48, 44 ms for their cuts; batched 9-11 ms). See
-``referee/SOLVER.md``."""
+(session 22, one process, both ways in turn, medians of six): each ``addRow`` rewrites HiGHS's
+matrix; random-large-J-028, -033 and -059 spent 29, 26 and 22 ms adding their cuts one by one,
+11, 12 and 9 ms a round at a time. See ``referee/SOLVER.md``."""
 
 
 _COMPILED_CUTS = True
@@ -1707,9 +1707,9 @@ in C (``_cuts0.tableau_row``, where the compiled cut is used), instead of asking
 ``getReducedRow`` (which solves with the basis again). The same rows bit for bit (the same sums in
 the same order as HiGHS 1.16 on x86_64, where nothing is fused; compared on every cut of the
 benchmark's 148 positions with jokers, of seed 11's 60 random full tables with jokers and of seeds
-12-13's 240 random tables with jokers, 4,170 rows, and in the tests). Measured (session 22, one process, CPU): highspy's rows 43-111 ms on
-random-large-J-028, -033 and -059, these 4-11 ms (the matrix written column-wise once a round
-included). See ``referee/SOLVER.md``."""
+12-13's 240 random tables with jokers, 4,170 rows, and in the tests). Measured (session 22, one process, both ways in turn, medians of six):
+highspy's rows 46, 31 and 18 ms on random-large-J-028, -033 and -059, these 12, 7 and 4 ms, and 8,
+5 and 2 ms to write the matrix column-wise once a round. See ``referee/SOLVER.md``."""
 
 
 def _compiled_tableau_row() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
