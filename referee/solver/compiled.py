@@ -22,6 +22,7 @@ date: ``GMI_CUT`` (None: the twin runs) and ``CUTS_WHICH``.
 from __future__ import annotations
 
 import os
+import platform
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -142,10 +143,17 @@ GMI_CUT, CUTS_WHICH = _load_cuts()
 which and why."""
 
 
+TABLEAU_MACHINES = ("x86_64", "amd64")
+"""Machines where ``_cuts0.tableau_row`` gives highspy's ``getReducedRow`` bit for bit: HiGHS 1.16
+fuses that row's multiply-adds on arm64 (``mul_add_c``), not on x86_64, and the C row never does."""
+
+
 def _load_tableau() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
     """``_cuts0.colwise`` and ``_cuts0.tableau_row`` (the tableau row from the basis-inverse row,
-    as highspy's ``getReducedRow`` computes it) where the compiled cut is used, else None."""
-    if GMI_CUT is None:
+    as highspy's ``getReducedRow`` computes it) where the compiled cut is used on a machine of
+    ``TABLEAU_MACHINES``, else None (highspy's rows: elsewhere the bits, so the cuts and searches,
+    could differ from highspy's, though every cut stays valid)."""
+    if GMI_CUT is None or platform.machine().lower() not in TABLEAU_MACHINES:
         return None
     from referee.solver import _cuts0  # type: ignore[attr-defined]
 
