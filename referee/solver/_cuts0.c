@@ -26,16 +26,22 @@
 #pragma clang fp contract(off)
 #endif
 
-/* A read-only buffer of the given item format ('d' doubles, 'q' long long, 'B' bytes). */
-static int get_buffer(PyObject *obj, Py_buffer *view, const char *format, Py_ssize_t itemsize) {
-    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return -1;
+/* A C-contiguous buffer of the given item format ('d' doubles, 'q' long long, 'B' bytes, which
+ * 'b' bytes also are), writable when asked. */
+static int typed_buffer(PyObject *obj, Py_buffer *view, const char *format, Py_ssize_t itemsize, int writable) {
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0)) < 0) return -1;
     if (view->itemsize != itemsize || (view->format && strcmp(view->format, format) != 0 &&
                                        !(format[0] == 'B' && strcmp(view->format, "b") == 0))) {
         PyBuffer_Release(view);
-        PyErr_Format(PyExc_TypeError, "a buffer of '%s' was expected", format);
+        PyErr_Format(PyExc_TypeError, "a %sbuffer of '%s' was expected", writable ? "writable " : "", format);
         return -1;
     }
     return 0;
+}
+
+/* A read-only buffer of the given item format. */
+static int get_buffer(PyObject *obj, Py_buffer *view, const char *format, Py_ssize_t itemsize) {
+    return typed_buffer(obj, view, format, itemsize, 0);
 }
 
 /* gmi_cut(trow, brow, f0, sifted, n, m0, whole, col_side, row_side, upper, x, starts, cols, vals,
@@ -218,13 +224,7 @@ done:
 
 /* A writable buffer of the given item format. */
 static int get_writable(PyObject *obj, Py_buffer *view, const char *format, Py_ssize_t itemsize) {
-    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) return -1;
-    if (view->itemsize != itemsize || (view->format && strcmp(view->format, format) != 0)) {
-        PyBuffer_Release(view);
-        PyErr_Format(PyExc_TypeError, "a writable buffer of '%s' was expected", format);
-        return -1;
-    }
-    return 0;
+    return typed_buffer(obj, view, format, itemsize, 1);
 }
 
 /* colwise(n, starts, cols, vals, cut_starts, cut_cols, cut_vals, cstart, cindex, cvalue)
