@@ -62,8 +62,9 @@ How tiles become sets (see :func:`group_sets`):
    hide the plastic between them: too little backdrop shows), is not found; the caller then says
    ``mode="rack"`` (every tile is a rack tile, grouped in rows by height, the rows' tilt found
    within ``RACK_MAX_TILT_DEG``), which gave the right rows on all 27 rack photos; only tiles
-   lying flat on the table beside the standing ones (:func:`_beside_told_rack`) are laid out as
-   the table's.
+   lying flat on the table beside the standing ones (:func:`_beside_told_rack`), or, when few
+   tiles look standing (a camera high above the rack), beyond the rack's band
+   (:func:`_beyond_rack_band`), are laid out as the table's.
    :attr:`Layout.racks` says why each rack was taken as one.
 Chains of one tile are loose tiles. The order of a set here is spatial; the referee's order
 (ascending runs, upside-down photos) is decided in :mod:`vision.decode` with the readings.
@@ -247,6 +248,18 @@ TOLD_TIER_GAP = 1.5
 """Tiers of a rack stand about a tile height apart: rows of standing tiles further apart are not one rack."""
 TOLD_UPRIGHT_DEG = 30.0
 """Standing tiles whose median up vector is within this of straight up stand upright in the photo."""
+TOLD_BAND_MARGIN = 0.25
+"""When standing tiles cannot be told (:func:`_beyond_rack_band`), the rack's band reaches this
+many tile heights beyond its top and bottom tiers..."""
+TOLD_BAND_REACH = 0.5
+"""...and this many tile widths beyond its end tiles."""
+TOLD_TIER_WIDTH = 1.1
+"""A row stacked on a told rack's band is another tier when its tiles are as wide as the tier
+it stands on or under, within this ratio (a tier is a few centimetres behind the next; the table
+beyond the rack is much further and its tiles look smaller)..."""
+TOLD_TIER_REACH = 1.0
+"""...and its bottom lies at most this many tile heights above that tier's top (half a height
+of overlap allowed: a tier hides the lower part of the one behind it)."""
 RACK_BACKDROP_SHARE = 0.1
 """A rack is seen only when at least this share of the rectangle its tiles span (down to the
 ledge's lip under them) is not tile: the rack's bar and back wall, showing between and below the
@@ -538,13 +551,16 @@ def _orient(path: list[int], centres: np.ndarray, up: np.ndarray) -> tuple[list[
     return path, (float(axis[0]), float(axis[1]))
 
 
-def _upright(boxes: np.ndarray, up: np.ndarray | None) -> list[bool]:
+def _upright(boxes: np.ndarray, up: np.ndarray | None, any_shape: bool = False) -> list[bool]:
     """Which tiles may stand on a ledge facing the camera: where the reader gave the tile's up
     vector, it points within ``RACK_UP_TOLERANCE_DEG`` of the photo's vertical (either way) and
     the box is at least ``RACK_MIN_ASPECT_UP`` times as tall as wide; elsewhere the box is at
-    least ``RACK_MIN_ASPECT`` times as tall as wide (a tile lying sideways is wider than tall)."""
+    least ``RACK_MIN_ASPECT`` times as tall as wide (a tile lying sideways is wider than tall).
+    ``any_shape``: boxes of any shape (a told rack seen from high above: its tiles look flat)."""
     bw = np.maximum(boxes[:, 2] - boxes[:, 0], 1e-3)
     aspect = (boxes[:, 3] - boxes[:, 1]) / bw
+    if any_shape:
+        aspect = np.full(len(boxes), np.inf)
     out = aspect >= RACK_MIN_ASPECT
     if up is not None:
         known = ~np.isnan(up).any(axis=1)
@@ -563,7 +579,8 @@ def _line(xs: list[float], ys: list[float]) -> tuple[float, float]:
     return s, my - s * mx
 
 
-def _ledge_rows(centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray, up: np.ndarray | None = None) -> list[list[int]]:
+def _ledge_rows(centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray, up: np.ndarray | None = None,
+                any_shape: bool = False) -> list[list[int]]:
     """Rows of upright tiles standing on one ledge: similar height, bottoms on one line.
 
     A rack photographed at an angle runs diagonally across the photo, so rows are looked for at
@@ -572,7 +589,7 @@ def _ledge_rows(centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray, up: 
     (each tile in one row; of rows as long, the least tilted). Tiles standing upright
     (:func:`_upright`) that are in no row of two are rows of their own.
     """
-    upright = _upright(boxes, up)
+    upright = _upright(boxes, up, any_shape)
     order = [i for i in np.argsort(centres[:, 0], kind="stable").tolist() if upright[i]]
     steps = int(RACK_SEEN_TILT_DEG // RACK_TILT_STEP_DEG)
     tilts = sorted((k * RACK_TILT_STEP_DEG for k in range(-steps, steps + 1)), key=abs)
@@ -680,13 +697,13 @@ def _stacked(upper: _RowStats, lower: _RowStats, gap: float = RACK_ROW_GAP) -> b
 
 def _find_racks(
     centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray, up: np.ndarray, image_bgr: np.ndarray | None,
-    image_scale: float = 1.0,
+    image_scale: float = 1.0, any_shape: bool = False,
 ) -> tuple[list[list[list[int]]], list[RackCue]]:
     """Stacked ledge rows (a rack's tiers) where a rack is seen in the photo; each rack is its
-    rows, top row first. Without the photo no rack is seen."""
+    rows, top row first. Without the photo no rack is seen. ``any_shape``: see :func:`_upright`."""
     if image_bgr is None:
         return [], []
-    rows = _ledge_rows(centres, boxes, widths, up)
+    rows = _ledge_rows(centres, boxes, widths, up, any_shape)
     # A row of two tiles says too little of a slope to be trusted at one (strewn tiles): such a
     # row is a rack's tier only when flat, or when stacked on a rack already seen.
     sure = [len(r) >= 3 or _flat(r, boxes) for r in rows]
@@ -1055,7 +1072,9 @@ def _group_kept(boxes: np.ndarray, up: np.ndarray, mode: str, image_bgr: np.ndar
     else:
         widths = tile_widths(boxes, up_xy=up)
     if mode == "rack":
-        on_table = _beside_told_rack(boxes, centres, up)
+        on_table, sure = _beside_told_rack(boxes, centres, up)
+        if not sure and 2 * int(np.isfinite(up).all(axis=1).sum()) >= len(up):  # the reader's up vectors
+            on_table |= _beyond_rack_band(centres, boxes, widths, up, image_bgr, image_scale)
         if not on_table:
             rows = _rack_rows(centres, boxes, up)
             told = RackCue("told", len(rows), len(boxes))
@@ -1102,8 +1121,9 @@ def _group_kept(boxes: np.ndarray, up: np.ndarray, mode: str, image_bgr: np.ndar
     )
 
 
-def _beside_told_rack(boxes: np.ndarray, centres: np.ndarray, up: np.ndarray | None = None) -> set[int]:
-    """Tiles of a photo the player said is a rack that lie on the table beside it, not on it.
+def _beside_told_rack(boxes: np.ndarray, centres: np.ndarray, up: np.ndarray | None = None) -> tuple[set[int], bool]:
+    """Tiles of a photo the player said is a rack that lie on the table beside it, not on it, and
+    whether standing tiles said so surely (most tiles stand: a rack seen from the seat).
 
     Standing on a rack, tiles face the camera: their boxes are taller than wide. A rack photo
     taken from the seat often shows the table's sets too (in front, behind, beside the rack),
@@ -1117,16 +1137,19 @@ def _beside_told_rack(boxes: np.ndarray, centres: np.ndarray, up: np.ndarray | N
     look flat, the table's beyond it, seen face on, look standing); then only if the standing
     tiles point up (``TOLD_UPRIGHT_DEG``), and only the flat tiles beyond the rack or beside it
     are the table's, never those nearer the camera: a photo from the seat of a full table shows
-    more table tiles than rack tiles. Without up vectors nothing changes there."""
+    more table tiles than rack tiles. Without up vectors nothing changes there. When standing
+    tiles are fewer than ``TOLD_MIN_STANDING`` or a minority, they are not sure: the caller also
+    looks for the rack's band (:func:`_beyond_rack_band`)."""
     if up is not None:
         boxes, centres, up = _quarter_frame(boxes, up)
     bw, bh = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
     standing = np.flatnonzero(bh >= bw)
-    if len(standing) < TOLD_MIN_STANDING or len(standing) == len(boxes):
-        return set()
     few = len(standing) * 2 < len(boxes)
+    sure = len(standing) >= TOLD_MIN_STANDING and not few
+    if len(standing) < TOLD_MIN_STANDING or len(standing) == len(boxes):
+        return set(), sure
     if few and not _stand_upright(up, standing):
-        return set()
+        return set(), sure
     h = float(np.median(bh[standing]))
     rows = _tiers(_rack_rows(centres[standing], boxes[standing], None if up is None else up[standing]),
                   centres[standing], h)
@@ -1139,8 +1162,84 @@ def _beside_told_rack(boxes: np.ndarray, centres: np.ndarray, up: np.ndarray | N
     left, right = float(boxes[rack, 0].min()), float(boxes[rack, 2].max())
     flat = np.flatnonzero((bw > bh) & (bh < TOLD_FLAT_HEIGHT * h))
     if few:
-        return {int(i) for i in flat if level[i] < top or (level[i] <= bottom and not left <= centres[i, 0] <= right)}
-    return {int(i) for i in flat if not (top <= level[i] <= bottom and left <= centres[i, 0] <= right)}
+        return {int(i) for i in flat if level[i] < top or (level[i] <= bottom and not left <= centres[i, 0] <= right)}, sure
+    return {int(i) for i in flat if not (top <= level[i] <= bottom and left <= centres[i, 0] <= right)}, sure
+
+
+def _beyond_rack_band(centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray, up: np.ndarray,
+                      image_bgr: np.ndarray | None, image_scale: float = 1.0) -> set[int]:
+    """Tiles of a photo the player said is a rack that lie on the table beyond the rack, found
+    without standing tiles (:func:`_beside_told_rack` is unsure), from the tiles' up vectors and
+    the photo.
+
+    Photographed from the seat with the camera high, a rack's tiles do not look standing: a tier
+    hides the lower part of the one behind it, so their boxes are as wide as tall or wider, while
+    the table's tiles beyond, seen less obliquely, may look taller than wide. The rack is then the
+    rack the photo shows (:func:`_find_racks`, any box shape), or failing that the lowest ledge
+    row of two tiles or more standing the right way up (nearest the camera), grown by the rows
+    stacked on it as further tiers (:func:`_another_tier`), up to ``RACK_MAX_TIERS``. Its band
+    runs along the rack's slope, ``TOLD_BAND_MARGIN`` tile heights beyond its top and bottom and
+    ``TOLD_BAND_REACH`` tile widths beyond its ends. The table's tiles lie beyond the band or
+    beside it, never nearer the camera; a box taller than wide, upright (within
+    ``TOLD_UPRIGHT_DEG``) at the band's level or up to a tile height above it, as wide as the
+    rack's (within ``TOLD_TIER_WIDTH``) when above, stands on the rack (a lone tile on a
+    tier, or further along a rack seen at an angle)."""
+    racks, _ = _find_racks(centres, boxes, widths, up, image_bgr, image_scale, any_shape=True)
+    rows = [r for r in _ledge_rows(centres, boxes, widths, up, any_shape=True) if len(r) >= 2 and _right_way_up([r], up)]
+    if racks:
+        tiers = [list(r) for r in max(racks, key=lambda rack: sum(len(r) for r in rack))]
+        taken = {i for r in tiers for i in r}
+        rows = [r for r in rows if taken.isdisjoint(r)]
+    elif rows:
+        tiers = [rows.pop(max(range(len(rows)), key=lambda k: float(centres[rows[k], 1].mean())))]
+    else:
+        return set()
+    box_list, width_list = boxes.tolist(), widths.tolist()
+    grown = True
+    while grown and len(tiers) < RACK_MAX_TIERS:
+        grown = False
+        top, bottom = _row_stats(tiers[0], box_list, width_list), _row_stats(tiers[-1], box_list, width_list)
+        for k, row in enumerate(rows):
+            st = _row_stats(row, box_list, width_list)
+            if _another_tier(st, top):
+                tiers.insert(0, rows.pop(k))
+            elif _another_tier(bottom, st):
+                tiers.append(rows.pop(k))
+            else:
+                continue
+            grown = True
+            break
+    rack = sorted(i for r in tiers for i in r)
+    slope = rack_slope(boxes, tiers)
+    x_ref = float(centres[rack, 0].mean())
+    level = centres[:, 1] - slope * (centres[:, 0] - x_ref)
+    shift = slope * (centres[rack, 0] - x_ref)
+    bw, bh = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+    h, w = float(np.median(bh[rack])), float(np.median(bw[rack]))
+    top = float((boxes[rack, 1] - shift).min()) - TOLD_BAND_MARGIN * h
+    bottom = float((boxes[rack, 3] - shift).max()) + TOLD_BAND_MARGIN * h
+    left, right = float(boxes[rack, 0].min()) - TOLD_BAND_REACH * w, float(boxes[rack, 2].max()) + TOLD_BAND_REACH * w
+    beside = (level <= bottom) & ~((level >= top) & (centres[:, 0] >= left) & (centres[:, 0] <= right))
+    with np.errstate(invalid="ignore"):
+        upright = (bh >= bw) & (-up[:, 1] >= math.cos(math.radians(TOLD_UPRIGHT_DEG)))
+    as_wide = (bw >= w / TOLD_TIER_WIDTH) & (bw <= w * TOLD_TIER_WIDTH)
+    on_rack = upright & (((level >= top) & (level <= bottom))
+                         | ((level >= top - h) & (level < top) & as_wide & (centres[:, 0] >= left) & (centres[:, 0] <= right)))
+    return {int(i) for i in np.flatnonzero(beside & ~on_rack)}
+
+
+def _another_tier(upper: _RowStats, lower: _RowStats) -> bool:
+    """Is ``upper`` another tier of a told rack, right behind ``lower`` (or ``lower`` one in
+    front of ``upper``)? They overlap sideways, their tiles are as wide (``TOLD_TIER_WIDTH``),
+    and the upper's bottom lies from half a tile height below the lower's top (hidden by it) to
+    ``TOLD_TIER_REACH`` tile heights above it. Heights are not compared: the tier in front hides
+    part of the one behind."""
+    left, right = max(upper.left, lower.left), min(upper.right, lower.right)
+    if right <= left or not 1 / TOLD_TIER_WIDTH <= upper.w / lower.w <= TOLD_TIER_WIDTH:
+        return False
+    x = (left + right) / 2
+    h = max(lower.at(lower.bottom, x) - lower.at(lower.top, x), upper.at(upper.bottom, x) - upper.at(upper.top, x))
+    return -0.5 * h <= lower.at(lower.top, x) - upper.at(upper.bottom, x) <= TOLD_TIER_REACH * h
 
 
 def _tiers(rows: list[list[int]], centres: np.ndarray, height: float) -> list[list[int]]:

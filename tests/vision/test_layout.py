@@ -853,3 +853,49 @@ def test_several_misread_ups_among_tiles_laid_in_order(angle: float) -> None:
     misread = rows[2][1:4]
     up[misread] = up[misread] @ np.array([[0.0, 1.0], [-1.0, 0.0]])  # each turned a quarter
     assert _as_sets(group_sets(boxes, up)) == {frozenset(r) for r in rows}
+
+
+def _rack_from_high_above(table_rows: int = 3, per_row: int = 8) -> tuple[np.ndarray, np.ndarray, int]:
+    """A two-tier rack photographed from high above (squashed: every box wider than tall) and,
+    beyond it, ``table_rows`` sets lying flat, smaller (further away) and as flat: no tile looks
+    standing (rendered dev scene 79/10, camera 37 degrees above the table). Boxes, up vectors,
+    and how many of the boxes are the rack's (they come first)."""
+    s = _rack()
+    rack, up = s.view(px=60, squash=0.5)
+    h, w = float(np.median(rack[:, 3] - rack[:, 1])), float(np.median(rack[:, 2] - rack[:, 0]))
+    left, top = float(rack[:, 0].min()), float(rack[:, 1].min())
+    tw, th = 0.7 * w, 0.7 * h  # further away: smaller
+    flat = np.array([[left + k * 1.05 * tw, top - 4 * h - r * 1.6 * th, left + k * 1.05 * tw + tw, top - 4 * h - r * 1.6 * th + th]
+                     for r in range(table_rows) for k in range(per_row)])
+    return np.vstack([rack, flat]), np.vstack([up, np.tile([[0.0, -1.0]], (len(flat), 1))]), len(rack)
+
+
+@pytest.mark.parametrize("with_photo", [False, True])
+def test_told_rack_from_high_above_leaves_the_table_beyond(with_photo: bool) -> None:
+    """From high above, a rack's tiles do not look standing (a tier hides the lower part of the
+    one behind it) and nothing told the rack from the table: all 58 tiles of dev scene 79/10 went
+    into the rack's total. The rack the photo shows, or without it the lowest row standing the
+    right way up and the tier stacked on it, is the rack; the smaller tiles beyond are the table's."""
+    boxes, up, n = _rack_from_high_above()
+    assert ((boxes[:, 3] - boxes[:, 1]) < (boxes[:, 2] - boxes[:, 0])).all()  # nothing looks standing
+    photo = draw_photo(boxes, size=(1600, 1600), rack_of=list(range(n))) if with_photo else None
+    layout = group_sets(boxes, up, mode="rack", image_bgr=photo)
+    assert sorted(i for r in layout.rack_rows for i in r) == list(range(n))
+    assert len(layout.rack_rows) == 2
+    assert sorted([i for g in layout.sets for i in g] + list(layout.loose)) == list(range(n, len(boxes)))
+
+
+def test_told_rack_from_high_above_keeps_a_tier_of_lone_tiles() -> None:
+    """A lone tile standing on the tier behind (no row of two to be a tier) is on the rack when it
+    stands upright right above the rack's band and is as wide as the rack's tiles; a tile as
+    wide but lying beyond the band is the table's."""
+    boxes, up, n = _rack_from_high_above()
+    rack = boxes[:n]
+    h, w = float(np.median(rack[:, 3] - rack[:, 1])), float(np.median(rack[:, 2] - rack[:, 0]))
+    x, top = float(rack[:, 0].min()) + 2 * w, float(rack[:, 1].min())
+    lone = np.array([[x, top - 1.3 * w - 0.1 * h, x + w, top - 0.1 * h]])  # standing: taller than wide
+    far = np.array([[x, top - 3.2 * h - 1.3 * w, x + w, top - 3.2 * h]])
+    layout = group_sets(np.vstack([rack, lone, far, boxes[n:]]), np.vstack([up[:n], [[0.0, -1.0]] * 2, up[n:]]), mode="rack")
+    in_rack = {i for r in layout.rack_rows for i in r}
+    assert n in in_rack and n + 1 not in in_rack
+    assert set(range(n)) <= in_rack and in_rack.isdisjoint(range(n + 2, len(boxes)))

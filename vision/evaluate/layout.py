@@ -230,14 +230,14 @@ def evaluate(
                 t0 = time.perf_counter()
                 layout = group_sets(truth_boxes, up, image_bgr=image)
                 report.times_ms.append((time.perf_counter() - t0) * 1000)
-                rack = group_sets(truth_boxes, up, mode="rack") if label["rack"] else None
+                rack = group_sets(truth_boxes, up, mode="rack", image_bgr=image) if label["rack"] else None
                 score = score_layout(label, layout, rack_layout=rack)
             else:
                 det = reader.detect(image)
                 t0 = time.perf_counter()
                 layout = group_sets(det.boxes_xyxy, det.up_xy, image_bgr=image)
                 report.times_ms.append((time.perf_counter() - t0) * 1000)
-                rack = group_sets(det.boxes_xyxy, det.up_xy, mode="rack") if label["rack"] else None
+                rack = group_sets(det.boxes_xyxy, det.up_xy, mode="rack", image_bgr=image) if label["rack"] else None
                 to_truth = matched_truth(det.boxes_xyxy.astype(np.float64), truth_boxes)
                 score = score_layout(label, layout, to_truth, rack)
                 if read_report is not None:
@@ -296,7 +296,7 @@ def score_scene(image: np.ndarray, record: dict[str, Any], name: str, report: La
         det = reader.detect(image)
         found = det.boxes_xyxy.astype(np.float64)
         layout = group_sets(found, det.up_xy, image_bgr=image)
-        rack = group_sets(found, det.up_xy, mode="rack") if told else None
+        rack = group_sets(found, det.up_xy, mode="rack", image_bgr=image) if told else None
         report.add(record["scene"], name, score_layout(label, layout, matched_truth(found, boxes), rack))
         if read_report is not None:
             read_layout, read_boxes = _read_layout(det, image)
@@ -306,7 +306,7 @@ def score_scene(image: np.ndarray, record: dict[str, Any], name: str, report: La
     t0 = time.perf_counter()
     layout = group_sets(boxes, up, image_bgr=image)
     report.times_ms.append((time.perf_counter() - t0) * 1000)
-    rack = group_sets(boxes, up, mode="rack") if told else None
+    rack = group_sets(boxes, up, mode="rack", image_bgr=image) if told else None
     report.add(record["scene"], name, score_layout(label, layout, rack_layout=rack))
 
 
@@ -377,17 +377,17 @@ def rack_order(folder: Path, source: str = "truth", models_dir: Path | None = No
         for row, _slot, i in want:
             want_rows.setdefault(row, []).append(i)
         truth_boxes = np.array([t["box"] for t in labelled], dtype=np.float64)
+        image = cv2.imread(str(path.parent.parent / "images" / (path.stem + ".jpg")))
         if reader is None:
             boxes = truth_boxes
             a = np.radians([t["up_deg"] for t in labelled])
             up = np.stack([np.sin(a), -np.cos(a)], axis=1) if source == "truth" else None
             mapping: list[int | None] = list(range(len(labelled)))
         else:
-            image = cv2.imread(str(path.parent.parent / "images" / (path.stem + ".jpg")))
             det = reader.detect(image)
             boxes, up = det.boxes_xyxy.astype(np.float64), det.up_xy.astype(np.float64)
             mapping = matched_truth(boxes, truth_boxes)
-        layout = group_sets(boxes, up, mode="rack")
+        layout = group_sets(boxes, up, mode="rack", image_bgr=image)
         got_rows = [[mapping[i] for i in row] for row in layout.rack_rows]
         racks += 1
         exact += int(got_rows == list(want_rows.values()))
