@@ -593,9 +593,8 @@ def _ledge_rows(centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray, up: 
     order = [i for i in np.argsort(centres[:, 0], kind="stable").tolist() if upright[i]]
     steps = int(RACK_SEEN_TILT_DEG // RACK_TILT_STEP_DEG)
     tilts = sorted((k * RACK_TILT_STEP_DEG for k in range(-steps, steps + 1)), key=abs)
-    # Plain floats: these loops run for every photo and numpy calls on scalars are slow.
-    lists = ([v.tolist() for v in boxes.T], centres[:, 0].tolist(), widths.tolist())
-    found = [r for tilt in tilts for r in _level_rows(order, *lists, math.tan(math.radians(tilt))) if len(r) >= 2]
+    slopes = np.array([math.tan(math.radians(tilt)) for tilt in tilts])
+    found = [r for rows in _level_rows(order, boxes, centres[:, 0], widths, slopes) for r in rows if len(r) >= 2]
     found.sort(key=len, reverse=True)  # stable: of rows as long, the least tilted first
     rows: list[list[int]] = []
     used: set[int] = set()
@@ -606,43 +605,50 @@ def _ledge_rows(centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray, up: 
     return rows + [[i] for i in order if i not in used]
 
 
-def _level_rows(order: list[int], box_columns: list[list[float]], cx: list[float], w: list[float],
-                slope: float) -> list[list[int]]:
-    """Rows along lines of the given slope (``dy / dx``), built left to right (``order``): a tile
-    joins a row when it is as tall as the row's last tile (within ``RACK_HEIGHT_TOLERANCE``:
-    perspective shrinks the tiles along a rack seen at an angle), its bottom and top within 0.15
-    tile heights of that tile's once the slope is taken out, and its centre at most
-    ``RACK_ROW_REACH`` tile widths from that tile's (taken-out tiles leave gaps). The boxes come
-    as their four columns (x1, y1, x2, y2), with the centres' x and the tile widths, as lists."""
-    _, y1, _, y2 = box_columns
-    rows: list[list[int]] = []
-    open_rows: list[int] = []  # rows whose last tile may still reach a tile further right
-    w_max = max(w) if w else 0.0
-    for i in order:
-        bh = y2[i] - y1[i]
-        best, best_dx = -1, float("inf")
-        # Tiles come left to right: a row out of reach now is out of reach for every later tile.
-        open_rows = [r for r in open_rows if cx[i] - cx[rows[r][-1]] <= RACK_ROW_REACH * (w[rows[r][-1]] + w_max) / 2]
-        for r in open_rows:
-            row = rows[r]
-            last = row[-1]
-            h = y2[last] - y1[last]
-            dx = cx[i] - cx[last]
-            if not (0 < dx <= RACK_ROW_REACH * (w[last] + w[i]) / 2):
-                continue
-            if abs(bh - h) > RACK_HEIGHT_TOLERANCE * h:
-                continue
-            rise = slope * dx
-            if abs(y2[i] - y2[last] - rise) > 0.15 * h or abs(y1[i] - y1[last] - rise) > 0.15 * h:
-                continue
-            if dx < best_dx:
-                best, best_dx = r, dx
-        if best >= 0:
-            rows[best].append(i)
+def _level_rows(order: list[int], boxes: np.ndarray, cx: np.ndarray, w: np.ndarray,
+                slopes: np.ndarray) -> list[list[list[int]]]:
+    """Rows along lines of each of the given slopes (``dy / dx``), built left to right
+    (``order``): a tile joins a row when it is as tall as the row's last tile (within
+    ``RACK_HEIGHT_TOLERANCE``: perspective shrinks the tiles along a rack seen at an angle), its
+    bottom and top within 0.15 tile heights of that tile's once the slope is taken out, and its
+    centre at most ``RACK_ROW_REACH`` tile widths from that tile's (taken-out tiles leave gaps);
+    of the rows it may join, the nearest (the first made, on a tie). Every slope at once: each
+    tile is placed in all of them with one set of array operations. For each slope, its rows
+    in the order they were started, each left to right."""
+    n_slopes = len(slopes)
+    y1, y2 = boxes[:, 1], boxes[:, 3]
+    last = np.full((n_slopes, max(len(order), 1)), -1, dtype=np.int64)  # each row's last tile, per slope
+    n_rows = np.zeros(n_slopes, dtype=np.int64)
+    row_of = np.zeros((n_slopes, len(order)), dtype=np.int64)
+    slopes = np.asarray(slopes, dtype=np.float64)[:, None]
+    every = np.arange(n_slopes)
+    for k, i in enumerate(order):
+        m = int(n_rows.max())
+        if m:
+            ends = last[:, :m]
+            known = ends >= 0
+            e = np.where(known, ends, 0)
+            h = y2[e] - y1[e]
+            dx = cx[i] - cx[e]
+            rise = slopes * dx
+            ok = (known & (dx > 0) & (dx <= RACK_ROW_REACH * (w[e] + w[i]) / 2)
+                  & (np.abs((y2[i] - y1[i]) - h) <= RACK_HEIGHT_TOLERANCE * h)
+                  & (np.abs(y2[i] - y2[e] - rise) <= 0.15 * h) & (np.abs(y1[i] - y1[e] - rise) <= 0.15 * h))
+            best = np.argmin(np.where(ok, dx, np.inf), axis=1)
+            joins = ok[every, best]
         else:
-            rows.append([i])
-            open_rows.append(len(rows) - 1)
-    return rows
+            best, joins = np.zeros(n_slopes, dtype=np.int64), np.zeros(n_slopes, dtype=bool)
+        target = np.where(joins, best, n_rows)
+        last[every, target] = i
+        row_of[:, k] = target
+        n_rows += ~joins
+    out: list[list[list[int]]] = []
+    for t in range(n_slopes):
+        rows: list[list[int]] = [[] for _ in range(int(n_rows[t]))]
+        for k, i in enumerate(order):
+            rows[int(row_of[t, k])].append(i)
+        out.append(rows)
+    return out
 
 
 def _flat(row: list[int], boxes: np.ndarray) -> bool:
