@@ -36,6 +36,11 @@ session 17 (models/README.md): 0.8x the float model's time a run; on validation 
 F1 (0.9778) and sets (1,366 of 1,460 layout dev sets against 1,369; real train and valid 256 of 263
 both)."""
 READER_FILE = "tile_reader.onnx"
+READER_INT8_FILE = "tile_reader.int8.onnx"
+"""The same reader with its convolutions in 8-bit integers and its three heads in float (``python
+-m vision.train.quantize``): served instead of :data:`READER_FILE` when it is there and made from
+it, except where a taught profile is taught or read (its features came from the float reader:
+:meth:`TileModel.with_float_networks`)."""
 
 
 class ModelMissingError(FileNotFoundError):
@@ -169,7 +174,7 @@ class DetectorSettings:
     within 52, 1,112 of 2,553 places within 60). 0: read every place."""
     line_rounds: int = 2
     """How many times the look along the lines is repeated (a tile found extends its line)."""
-    wider_below: float = 0.9
+    wider_below: float = 0.95
     """A tile whose most probable number (or joker) has less than this probability is read again
     from a window ``wider_scale`` times as wide, and the two readings of its number and colour are
     averaged (P(not a tile) stays the first reading's): more of the tile's face and edge around a
@@ -179,7 +184,9 @@ class DetectorSettings:
     twice) and, averaging P(not a tile) too, 0.9760 at 0.99 (82%: nearly the reader's time again,
     which the speed target has no room for). Sets read exactly on the dev layout scenes 1,370 ->
     1,368 of 1,460 (averaging P(not a tile) too: 1,365). With ``wider_turns`` 4 (session 16): 0.9778
-    at 0.9, 0.9780 at 0.95, 0.9782 at 0.99."""
+    at 0.9, 0.9780 at 0.95, 0.9782 at 0.99. Session 23, with the reader in 8 bits
+    (:data:`READER_INT8_FILE`, about 4 times as fast), **0.95**: 0.9790 at 0.9, 0.9799 at 0.95 (the
+    float reader: 0.9795 at 0.9, 0.9804 at 0.95; an earlier int8 file 0.9800 at 0.95, 0.9801 at 0.99)."""
     wider_scale: float = 1.1
     """How much wider the second window is."""
     wider_turns: int = 4
@@ -262,16 +269,16 @@ def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def int8_detector(models_dir: Path, card: dict) -> Path | None:
-    """``models_dir``'s :data:`DETECTOR_INT8_FILE` when it was made from the float detector that is
-    there now (the card's ``int8.from_sha256``, written by ``vision.train.quantize``), else None: a
-    detector trained again is served in float until it is quantized again, never through the old
-    one's integer copy."""
-    int8 = models_dir / DETECTOR_INT8_FILE
+def int8_twin(models_dir: Path, card: dict, float_name: str = DETECTOR_FILE, int8_name: str = DETECTOR_INT8_FILE) -> Path | None:
+    """``models_dir``'s 8-bit file ``int8_name`` when it was made from the float network
+    ``float_name`` that is there now (the card's ``int8.from_sha256``, written by
+    ``vision.train.quantize``), else None: a network trained again is served in float until it is
+    quantized again, never through the old one's integer copy."""
+    int8 = models_dir / int8_name
     made_from = card.get("int8", {}).get("from_sha256")
     if not int8.exists() or not made_from:
         return None
-    float_file = models_dir / DETECTOR_FILE
+    float_file = models_dir / float_name
     return int8 if not float_file.exists() or file_sha256(float_file) == made_from else None
 
 
@@ -282,8 +289,9 @@ class TileModel:
     crop_stretch_at = 0.0  # the reader's crop rule (vision.crops.crop_square), from its card
 
     def __init__(self, models_dir: Path | str = MODELS_DIR, settings: DetectorSettings | None = None, threads: int | None = None,
-                 float_detector: bool = False) -> None:
-        """``float_detector``: run :data:`DETECTOR_FILE` even when :data:`DETECTOR_INT8_FILE` is there."""
+                 float_detector: bool = False, float_reader: bool = False) -> None:
+        """``float_detector``: run :data:`DETECTOR_FILE` even when :data:`DETECTOR_INT8_FILE` is
+        there; ``float_reader``: :data:`READER_FILE` even when :data:`READER_INT8_FILE` is."""
         models_dir = Path(models_dir)
         self.settings = settings or DetectorSettings()
         self.cards = {}
@@ -291,29 +299,37 @@ class TileModel:
             card = models_dir / f"{name}.json"
             if card.exists():
                 self.cards[name] = json.loads(card.read_text())
-        int8 = None if float_detector else int8_detector(models_dir, self.cards.get("tile_detector", {}))
+        int8 = None if float_detector else int8_twin(models_dir, self.cards.get("tile_detector", {}))
         self.detector_file = int8 or models_dir / DETECTOR_FILE
         self.detector = onnx_session(self.detector_file, threads)
         self._threads, self._float_twin = threads, None
-        self.reader = onnx_session(models_dir / READER_FILE, threads)
+        int8 = None if float_reader else int8_twin(models_dir, self.cards.get("tile_reader", {}), READER_FILE, READER_INT8_FILE)
+        self.reader_file = int8 or models_dir / READER_FILE
+        self.reader = onnx_session(self.reader_file, threads)
         self.reader_size = int(self.reader.get_inputs()[0].shape[3])
         self.rect_input, self.det_size = detector_input(self.detector, self.cards.get("tile_detector", {}))
         self.crop_stretch_at = float(self.cards.get("tile_reader", {}).get("crop_stretch_at", 0.0))
 
-    def with_float_detector(self) -> "TileModel":
-        """This model with the float detector (:data:`DETECTOR_FILE`), the same reader and
-        settings; itself when it already runs it. Teaching reads with it (``vision.teach``): there
-        a tile the detector half-saw is taken because the player said it is there, and the int8
-        detector's faint scores differ most (a white edition's joker on a teaching photo: 0.26
-        in float, 0.09 in 8 bits, under the 0.15 teaching floor; models/README.md, session 17)."""
-        if self.detector_file.name == DETECTOR_FILE:
+    def with_float_networks(self) -> "TileModel":
+        """This model with the float detector (:data:`DETECTOR_FILE`) and the float reader
+        (:data:`READER_FILE`), the same settings; itself when it already runs both. Teaching reads
+        with it (``vision.teach``): there a tile the detector half-saw is taken because the player
+        said it is there, and the int8 detector's faint scores differ most (a white edition's
+        joker on a teaching photo: 0.26 in float, 0.09 in 8 bits, under the 0.15 teaching floor;
+        models/README.md, session 17); and a taught profile's features are the float reader's, so
+        a photo read with a profile is read by it too (:meth:`vision.pipeline.TableReader.with_profile`)."""
+        if self.detector_file.name == DETECTOR_FILE and self.reader_file.name == READER_FILE:
             return self
         if self._float_twin is None:
             import copy
 
             twin = copy.copy(self)
-            twin.detector_file = self.detector_file.with_name(DETECTOR_FILE)
-            twin.detector = onnx_session(twin.detector_file, self._threads)
+            if self.detector_file.name != DETECTOR_FILE:
+                twin.detector_file = self.detector_file.with_name(DETECTOR_FILE)
+                twin.detector = onnx_session(twin.detector_file, self._threads)
+            if self.reader_file.name != READER_FILE:
+                twin.reader_file = self.reader_file.with_name(READER_FILE)
+                twin.reader = onnx_session(twin.reader_file, self._threads)
             twin._float_twin = None
             self._float_twin = twin
         self._float_twin.settings = self.settings

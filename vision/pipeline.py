@@ -25,9 +25,12 @@ class TableReader:
         self.profile = profile  # a vision.profile.Profile taught on the player's edition, or None
 
     def with_profile(self, profile) -> "TableReader":
-        """The same loaded models reading with a taught :class:`~vision.profile.Profile` (None: without)."""
+        """The same loaded models reading with a taught :class:`~vision.profile.Profile` (None:
+        without). A profile's features come from the float reader it was taught with, so a reading
+        with one runs the float networks (:meth:`vision.detect.TileModel.with_float_networks`)."""
         other = object.__new__(TableReader)
-        other.model, other.profile = self.model, profile
+        other.model = self.model if profile is None else self.model.with_float_networks()
+        other.profile = profile
         return other
 
     def for_glare(self) -> "TableReader":

@@ -116,7 +116,7 @@ def tiles_in_rows(model, image: np.ndarray, counts: list[int]) -> tuple[np.ndarr
     """Tile boxes of a teaching photo and their rows (:func:`rows_of`), matching the typed row
     ``counts`` when the detector allows it.
 
-    With the float detector (:meth:`vision.detect.TileModel.with_float_detector`). First the
+    With the float networks (:meth:`vision.detect.TileModel.with_float_networks`). First the
     usual detection; if its rows do not match, the boxes down to :data:`TEACH_FLOOR` that
     the reader takes for tiles are ranked by score and the best ``sum(counts)`` kept: a tile the
     detector half-doubted is taken because the player said it is there. If that does not match
@@ -124,7 +124,7 @@ def tiles_in_rows(model, image: np.ndarray, counts: list[int]) -> tuple[np.ndarr
     import copy
     from dataclasses import replace
 
-    model = model.with_float_detector() if hasattr(model, "with_float_detector") else model
+    model = model.with_float_networks() if hasattr(model, "with_float_networks") else model
     boxes, _ = model.find_boxes(image)
     found = rows_of(boxes)
     if [len(r) for r in found] == counts:
@@ -240,6 +240,7 @@ def teach(photo_bytes: bytes, rows_text: str, profile_dir: Path | str | None, re
     rows = parse_rows(rows_text)
     reader = reader or load_reader()
     model = reader.model
+    model = model.with_float_networks() if hasattr(model, "with_float_networks") else model  # as a profile is read
     photo = decode_photo(photo_bytes)
     image = photo.image
     boxes, found = tiles_in_rows(model, image, [len(r) for r in rows])

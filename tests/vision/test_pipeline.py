@@ -450,9 +450,9 @@ def test_the_int8_detector_is_served_and_finds_the_tiles_the_float_one_finds() -
     served, float_model = TileModel(), TileModel(float_detector=True)
     assert served.detector_file.name == DETECTOR_INT8_FILE and float_model.detector_file.name == DETECTOR_FILE
     # Teaching reads with the float detector: the same reader network and settings.
-    twin = served.with_float_detector()
-    assert twin.detector_file.name == DETECTOR_FILE and twin.reader is served.reader and twin.settings is served.settings
-    assert served.with_float_detector() is twin and float_model.with_float_detector() is float_model
+    twin = served.with_float_networks()
+    assert twin.detector_file.name == DETECTOR_FILE and twin.settings is served.settings
+    assert served.with_float_networks() is twin
     for path in sample_photos():
         photo = cv2.imread(str(path))
         ours, theirs = served.find_boxes(photo)[0], float_model.find_boxes(photo)[0]
@@ -478,6 +478,55 @@ def test_an_int8_detector_made_from_another_float_detector_is_not_served(tmp_pat
     del card["int8"]  # a fresh card from training has no int8 entry at all
     (tmp_path / "tile_detector.json").write_text(json.dumps(card))
     assert TileModel(tmp_path).detector_file.name == DETECTOR_FILE
+
+
+def test_the_int8_reader_is_served_and_reads_as_the_float_one() -> None:
+    """models/ ships the reader in 8-bit integers too (python -m vision.train.quantize --net
+    reader); it serves, and on the real photos in the repository it reads the tiles the float
+    reader reads, with the same up direction. A taught profile's features are the float
+    reader's, so a reading with a profile runs the float networks."""
+    from vision.detect import READER_INT8_FILE, TileModel
+    from vision.pipeline import TableReader
+    from vision.profile import Profile
+
+    served, float_model = TileModel(), TileModel(float_reader=True)
+    assert served.reader_file.name == READER_INT8_FILE and float_model.reader_file.name == READER_FILE
+    twin = served.with_float_networks()
+    assert twin.reader_file.name == READER_FILE and twin.detector_file.name == DETECTOR_FILE
+    agree = total = 0
+    for path in sample_photos():
+        photo = cv2.imread(str(path))
+        boxes = float_model.find_boxes(photo)[0]
+        crops = served.crops(photo, boxes)
+        ours, theirs = served.read_crops(crops), float_model.read_crops(crops)
+        assert ours[3].shape == theirs[3].shape  # features too (the profile checks compare them)
+        agree += int(((ours[0].argmax(1) == theirs[0].argmax(1)) & (ours[1].argmax(1) == theirs[1].argmax(1))).sum())
+        total += len(boxes)
+        assert ((ours[2] * theirs[2]).sum(axis=1) > 0.5).mean() >= 0.95, path.name  # the same way up
+    assert total > 50 and agree >= 0.97 * total, (agree, total)
+    reader = TableReader()
+    profile = Profile(np.zeros((1, twin.read_crops(crops[:1])[3].shape[1]), np.float32), np.zeros(1, np.int64))
+    assert reader.with_profile(profile).model.reader_file.name == READER_FILE
+    assert reader.with_profile(None).model.reader_file.name == READER_INT8_FILE
+
+
+def test_an_int8_reader_made_from_another_float_reader_is_not_served(tmp_path: Path) -> None:
+    """A reader trained again writes a new float file and card: the old reader's integer copy
+    beside it is not served."""
+    from vision.detect import READER_INT8_FILE, TileModel
+
+    for f in MODELS_DIR.iterdir():
+        if f.is_file():
+            (tmp_path / f.name).symlink_to(f)
+    assert TileModel(tmp_path).reader_file.name == READER_INT8_FILE
+    card = json.loads((MODELS_DIR / "tile_reader.json").read_text())
+    card["int8"]["from_sha256"] = "0" * 64
+    (tmp_path / "tile_reader.json").unlink()
+    (tmp_path / "tile_reader.json").write_text(json.dumps(card))
+    assert TileModel(tmp_path).reader_file.name == READER_FILE
+    del card["int8"]
+    (tmp_path / "tile_reader.json").write_text(json.dumps(card))
+    assert TileModel(tmp_path).reader_file.name == READER_FILE
 
 
 def test_clipped_share_counts_blown_out_white() -> None:

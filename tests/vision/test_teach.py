@@ -300,8 +300,8 @@ def test_typed_row_counts_recover_tiles_the_detector_doubted() -> None:
     _, rows = tiles_in_rows(model, img, counts[:-1] + [counts[-1] + 5])
     assert [len(r) for r in rows] != counts[:-1] + [counts[-1] + 5]
     # teaching looks with the float detector, also when the model serves the 8-bit one
-    float_boxes, _ = tiles_in_rows(model.with_float_detector(), img, counts)
-    assert model.detector_file.name != model.with_float_detector().detector_file.name
+    float_boxes, _ = tiles_in_rows(model.with_float_networks(), img, counts)
+    assert model.detector_file.name != model.with_float_networks().detector_file.name
     assert np.array_equal(boxes, float_boxes)
 
 

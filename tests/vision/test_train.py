@@ -65,7 +65,7 @@ def test_training_writes_weights_and_cards(trained: Path) -> None:
 
 def test_the_run_record_times_every_stage(trained: Path) -> None:
     record = json.loads((trained / "training_run.json").read_text())
-    assert [s["stage"] for s in record["stages"]] == ["render", "detector", "quantize", "reader"]
+    assert [s["stage"] for s in record["stages"]] == ["render", "detector", "quantize", "reader", "quantize reader"]
     assert record["total_minutes"] >= sum(s["minutes"] for s in record["stages"]) - 0.2
     assert record["stages"][1]["card"]["data"] == "real,synthetic"
 
@@ -76,6 +76,7 @@ def test_trained_files_serve_without_torch_objects(trained: Path) -> None:
 
     model = TileModel(trained)
     assert model.detector_file.name == "tile_detector.int8.onnx"  # the run quantized its detector
+    assert model.reader_file.name == "tile_reader.int8.onnx"  # and its reader
     image = np.full((300, 400, 3), 120, np.uint8)
     det = model.detect(image)
     assert isinstance(det, TileDetections)
@@ -135,7 +136,8 @@ def test_quantize_keeps_the_head_in_float_and_serves_the_float_detectors_boxes(r
             (tmp_path / f.name).symlink_to(f)
     (tmp_path / "tile_detector.json").unlink()
     (tmp_path / "tile_detector.json").write_text((MODELS_DIR / "tile_detector.json").read_text())
-    assert main(["--models", str(tmp_path), "--calibration", str(real_sample / "train"), "--per-folder", "5"]) == 0
+    assert main(["--models", str(tmp_path), "--net", "detector", "--calibration", str(real_sample / "train"),
+                 "--per-folder", "5"]) == 0
     model = onnx.load(str(tmp_path / DETECTOR_INT8_FILE))
     ops = {n.op_type for n in model.graph.node}
     assert {"QuantizeLinear", "DequantizeLinear"} <= ops
@@ -153,6 +155,46 @@ def test_quantize_keeps_the_head_in_float_and_serves_the_float_detectors_boxes(r
         assert (iou_matrix(theirs, ours).max(axis=1) > 0.8).mean() >= 0.97
     with pytest.raises(SystemExit):
         main(["--models", str(tmp_path), "--calibration", str(SAMPLE / "valid")])  # not training data
+
+
+def test_quantize_the_reader_keeps_its_first_convolution_and_heads_in_float(real_sample: Path, tmp_path: Path) -> None:
+    """python -m vision.train.quantize --net reader on the shipped reader, calibrated on the crops
+    of the repository's real photos: the first convolution and the three heads stay float, the
+    other convolutions become integer ones, the card records it (keeping its indentation), the
+    file serves, and it reads the tiles the float reader reads."""
+    import cv2
+    import onnx
+
+    from tests.photos import sample_photos
+    from vision.detect import READER_INT8_FILE, MODELS_DIR, TileModel
+    from vision.train.quantize import READER_FLOAT_NODES, main
+
+    for f in MODELS_DIR.iterdir():
+        if f.is_file() and not f.name.endswith((".int8.onnx", ".json")):
+            (tmp_path / f.name).symlink_to(f)
+        elif f.suffix == ".json":
+            (tmp_path / f.name).write_text(f.read_text())
+    before = (tmp_path / "tile_reader.json").read_text()
+    assert main(["--models", str(tmp_path), "--net", "reader", "--calibration", str(real_sample / "train"),
+                 "--per-folder", "5"]) == 0
+    model = onnx.load(str(tmp_path / READER_INT8_FILE))
+    quantized_inputs = {i for n in model.graph.node if n.op_type == "DequantizeLinear" for i in n.output}
+    by_name = {n.name: n for n in model.graph.node}
+    assert sum(n.op_type == "Conv" and n.input[1] in quantized_inputs for n in model.graph.node) >= 6
+    for name in READER_FLOAT_NODES:  # their weights come from float (cast) tensors, not from a DequantizeLinear
+        assert by_name[name].input[1] not in quantized_inputs, name
+    card = json.loads((tmp_path / "tile_reader.json").read_text())
+    assert card["int8"]["calibration_photos"] == 5 and card["int8"]["file"] == READER_INT8_FILE
+    assert (tmp_path / "tile_reader.json").read_text().split("\n")[1].startswith(before.split("\n")[1][:2])
+    served, plain = TileModel(tmp_path), TileModel(tmp_path, float_reader=True)
+    assert served.reader_file.name == READER_INT8_FILE and plain.reader_file.name == "tile_reader.onnx"
+    agree = total = 0
+    for path in sample_photos():
+        image = cv2.imread(str(path))
+        crops = plain.crops(image, plain.find_boxes(image)[0])
+        ours, theirs = served.read_crops(crops)[0].argmax(1), plain.read_crops(crops)[0].argmax(1)
+        agree, total = agree + int((ours == theirs).sum()), total + len(crops)
+    assert agree >= 0.95 * total
 
 
 def test_a_wider_reader_starts_from_a_narrower_ones_function() -> None:

@@ -12,6 +12,9 @@ CPU), does what the shipped models' staged recipe did by hand (models/README.md)
 3. **reader** (``ReaderNet``) on crops of the real and rendered tiles, ``--real-share`` of every
    batch real.
 
+After the detector and after the reader, each is quantized to 8 bits for serving
+(``vision.train.quantize``), calibrated on the training photos.
+
 Each stage gets a share of what is left of the budget (ultralytics adapts its schedule to the time
 it is given; the reader's learning rate runs out with its budget), so the run ends on time even on
 a busy machine. Weights and cards go to ``--out``; ``training_run.json`` there records every
@@ -108,7 +111,7 @@ def run_all(args: argparse.Namespace) -> dict:
     from datasets.real import real_root
     from vision.train.quantize import main as quantize
 
-    quantize(["--models", str(out), "--calibration", f"{real_root() / 'train'},{synthetic / 'train'}"])
+    quantize(["--models", str(out), "--net", "detector", "--calibration", f"{real_root() / 'train'},{synthetic / 'train'}"])
     stages.append({"stage": "quantize", "minutes": round((time.time() - t0) / 60, 1)})
 
     rd_hours = max(0.005, left() - margin)
@@ -123,6 +126,9 @@ def run_all(args: argparse.Namespace) -> dict:
     train_reader(rd)
     stages.append({"stage": "reader", "minutes": round((time.time() - t0) / 60, 1),
                    "card": json.loads((out / "tile_reader.json").read_text())})
+    t0 = time.time()  # the reader in 8 bits, calibrated on the crops of the same photos
+    quantize(["--models", str(out), "--net", "reader", "--calibration", f"{real_root() / 'train'},{synthetic / 'train'}"])
+    stages.append({"stage": "quantize reader", "minutes": round((time.time() - t0) / 60, 1)})
 
     record = {
         "command": "python -m vision.train " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["all"] else "python -m vision.train all",

@@ -301,6 +301,11 @@ def train_reader(args) -> None:
     (out / "tile_reader.json").write_text(json.dumps(card, indent=2) + "\n")
     print(f"wrote {out / 'tile_reader.onnx'}; best real-valid exact accuracy "
           f"{best.get('real_valid', {}).get('exact_acc', 0.0):.4f}", flush=True)
+    stale = out / "tile_reader.int8.onnx"
+    if stale.exists():  # the integer copy of the reader this one replaces (vision.train.quantize)
+        stale.unlink()
+        print(f"removed {stale}: it was the old reader's; `python -m vision.train.quantize --net reader --models {out}` "
+              "makes this one's")
 
 
 def learning_rate(peak: float, progress: float, warmup: float = 0.03, floor: float = 0.02, start: float = 0.05) -> float:
