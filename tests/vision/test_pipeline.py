@@ -461,23 +461,28 @@ def test_the_int8_detector_is_served_and_finds_the_tiles_the_float_one_finds() -
         assert (best > 0.8).mean() >= 0.97, (path.name, np.sort(best)[:5])
 
 
-def test_an_int8_detector_made_from_another_float_detector_is_not_served(tmp_path: Path) -> None:
-    """A detector trained again writes a new float file and card: the old detector's integer copy
+@pytest.mark.parametrize("net", ["detector", "reader"])
+def test_an_int8_copy_made_from_another_float_network_is_not_served(net: str, tmp_path: Path) -> None:
+    """A network trained again writes a new float file and card: the old network's integer copy
     beside it (the card's int8.from_sha256 names another file) is not served."""
-    from vision.detect import DETECTOR_INT8_FILE, TileModel
+    from vision.detect import TileModel
+
+    def served() -> str:
+        model = TileModel(tmp_path)
+        return (model.detector_file if net == "detector" else model.reader_file).name
 
     for f in MODELS_DIR.iterdir():
         if f.is_file():
             (tmp_path / f.name).symlink_to(f)
-    assert TileModel(tmp_path).detector_file.name == DETECTOR_INT8_FILE
-    card = json.loads((MODELS_DIR / "tile_detector.json").read_text())
+    assert served() == f"tile_{net}.int8.onnx"
+    card = json.loads((MODELS_DIR / f"tile_{net}.json").read_text())
     card["int8"]["from_sha256"] = "0" * 64
-    (tmp_path / "tile_detector.json").unlink()
-    (tmp_path / "tile_detector.json").write_text(json.dumps(card))
-    assert TileModel(tmp_path).detector_file.name == DETECTOR_FILE
+    (tmp_path / f"tile_{net}.json").unlink()
+    (tmp_path / f"tile_{net}.json").write_text(json.dumps(card))
+    assert served() == f"tile_{net}.onnx"
     del card["int8"]  # a fresh card from training has no int8 entry at all
-    (tmp_path / "tile_detector.json").write_text(json.dumps(card))
-    assert TileModel(tmp_path).detector_file.name == DETECTOR_FILE
+    (tmp_path / f"tile_{net}.json").write_text(json.dumps(card))
+    assert served() == f"tile_{net}.onnx"
 
 
 def test_the_int8_reader_is_served_and_reads_as_the_float_one() -> None:
@@ -508,25 +513,6 @@ def test_the_int8_reader_is_served_and_reads_as_the_float_one() -> None:
     profile = Profile(np.zeros((1, twin.read_crops(crops[:1])[3].shape[1]), np.float32), np.zeros(1, np.int64))
     assert reader.with_profile(profile).model.reader_file.name == READER_FILE
     assert reader.with_profile(None).model.reader_file.name == READER_INT8_FILE
-
-
-def test_an_int8_reader_made_from_another_float_reader_is_not_served(tmp_path: Path) -> None:
-    """A reader trained again writes a new float file and card: the old reader's integer copy
-    beside it is not served."""
-    from vision.detect import READER_INT8_FILE, TileModel
-
-    for f in MODELS_DIR.iterdir():
-        if f.is_file():
-            (tmp_path / f.name).symlink_to(f)
-    assert TileModel(tmp_path).reader_file.name == READER_INT8_FILE
-    card = json.loads((MODELS_DIR / "tile_reader.json").read_text())
-    card["int8"]["from_sha256"] = "0" * 64
-    (tmp_path / "tile_reader.json").unlink()
-    (tmp_path / "tile_reader.json").write_text(json.dumps(card))
-    assert TileModel(tmp_path).reader_file.name == READER_FILE
-    del card["int8"]
-    (tmp_path / "tile_reader.json").write_text(json.dumps(card))
-    assert TileModel(tmp_path).reader_file.name == READER_FILE
 
 
 def test_clipped_share_counts_blown_out_white() -> None:

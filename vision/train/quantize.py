@@ -67,120 +67,106 @@ def calibration_photos(folders: list[Path], per_folder: int, seed: int) -> list[
     return chosen
 
 
-def quantize(models_dir: Path, photos: list[Path], out: Path) -> dict:
-    """Write the int8 detector of ``models_dir`` to ``out``, calibrated on ``photos``; its card entry."""
+METHOD = "onnxruntime quantize_static, QDQ, int8 weights per channel, uint8 activations, MinMax"
+
+
+def _quantize_file(source: Path, out: Path, photos: list[Path], inputs, keep_float) -> None:  # noqa: ANN001
+    """Write ``source`` quantized to ``out`` (:data:`METHOD`), calibrated on what ``inputs(image,
+    path)`` makes of each of ``photos`` (the network's input array, or None to skip the photo),
+    with the nodes ``keep_float(prepared model)`` names left in float32."""
     import onnx
     from onnxruntime.quantization import CalibrationDataReader, CalibrationMethod, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
     from tqdm import tqdm
 
-    from vision.detect import DETECTOR_FILE, detector_input, file_sha256, letterbox, onnx_session
+    from vision.detect import onnx_session
+    from vision.train.onnx_compact import compact
 
-    source = models_dir / DETECTOR_FILE
-    card = models_dir / "tile_detector.json"
-    session = onnx_session(source, None)
-    rect_input, det_size = detector_input(session, json.loads(card.read_text()) if card.exists() else {})
-    name = session.get_inputs()[0].name
+    name = onnx_session(source, None).get_inputs()[0].name
 
     class Photos(CalibrationDataReader):
         def __init__(self) -> None:
             self.left = list(photos)
-            self.bar = tqdm(total=len(photos), desc="calibrating", unit="photo")
-
-        def get_next(self) -> dict | None:
-            while self.left:
-                image = cv2.imread(str(self.left.pop(0)))
-                self.bar.update(1)
-                if image is not None:
-                    return {name: letterbox(image, det_size, rect_input)[0]}
-            self.bar.close()
-            return None
-
-    started = time.time()
-    with tempfile.TemporaryDirectory() as tmp:
-        prepared = Path(tmp) / "prepared.onnx"
-        # Folds the float16-storage casts (vision.train.onnx_compact) and fuses what can be fused.
-        quant_pre_process(str(source), str(prepared), skip_symbolic_shape=True)
-        keep_float = float_nodes(onnx.load(str(prepared)))
-        quantize_static(str(prepared), str(out), Photos(), quant_format=QuantFormat.QDQ, per_channel=True,
-                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
-                        nodes_to_exclude=keep_float, calibrate_method=CalibrationMethod.MinMax)
-    from vision.train.onnx_compact import compact
-
-    compact(out)  # the float head's weights back to float16 storage, as in the float file: the same outputs
-    return {"file": out.name, "from": DETECTOR_FILE, "from_sha256": file_sha256(source), "date": date.today().isoformat(),
-            "method": "onnxruntime quantize_static, QDQ, int8 weights per channel, uint8 activations, MinMax",
-            "float_nodes": f"{len(keep_float)} (the detect head)",
-            "calibration_photos": len(photos), "seconds": round(time.time() - started, 1)}
-
-
-def quantize_reader(models_dir: Path, photos: list[Path], out: Path) -> dict:
-    """Write the int8 reader of ``models_dir`` to ``out``, calibrated on the crops of the tiles the
-    float networks find on ``photos``; its card entry."""
-    import numpy as np
-    import onnx
-    from onnxruntime.quantization import CalibrationDataReader, CalibrationMethod, QuantFormat, QuantType, quantize_static
-    from onnxruntime.quantization.shape_inference import quant_pre_process
-
-    from tqdm import tqdm
-
-    from vision.detect import READER_FILE, TileModel, file_sha256
-
-    source = models_dir / READER_FILE
-    model = TileModel(models_dir, float_detector=True, float_reader=True)
-    name = model.reader.get_inputs()[0].name
-
-    labelled: dict[Path, np.ndarray] = {}  # label boxes, where the detector finds nothing (a detector barely trained)
-    splits_read: set[Path] = set()
-
-    def label_boxes(path: Path) -> np.ndarray:
-        from vision.evaluate.tiles import load_labelled
-
-        split = path.parent.parent  # <split>/images/<photo>
-        if split not in splits_read:
-            splits_read.add(split)
-            if (split / "labels").is_dir() or (split / "tiles").is_dir():
-                labelled.update({item.path: item.boxes_xyxy for item in load_labelled(split)})
-        return labelled.get(path, np.zeros((0, 4), np.float32))
-
-    class Crops(CalibrationDataReader):
-        def __init__(self) -> None:
-            self.left = list(photos)
-            self.bar = tqdm(total=len(photos), desc="calibrating the reader", unit="photo")
+            self.bar = tqdm(total=len(photos), desc=f"calibrating {source.name}", unit="photo")
 
         def get_next(self) -> dict | None:
             while self.left:
                 path = self.left.pop(0)
                 image = cv2.imread(str(path))
                 self.bar.update(1)
-                if image is None:
-                    continue
-                boxes = model.find_boxes(image)[0]
-                if not len(boxes):
-                    boxes = label_boxes(path)
-                if len(boxes):
-                    return {name: model.crops(image, boxes).transpose(0, 3, 1, 2).astype(np.float32) / 255.0}
+                x = None if image is None else inputs(image, path)
+                if x is not None:
+                    return {name: x}
             self.bar.close()
             return None
 
-    started = time.time()
     with tempfile.TemporaryDirectory() as tmp:
         prepared = Path(tmp) / "prepared.onnx"
+        # Folds the float16-storage casts (vision.train.onnx_compact) and fuses what can be fused.
         quant_pre_process(str(source), str(prepared), skip_symbolic_shape=True)
-        names = {n.name for n in onnx.load(str(prepared)).graph.node}
-        missing = [n for n in READER_FLOAT_NODES if n not in names]
-        if missing:
-            raise ValueError(f"the reader has no node {', '.join(missing)}: is it a ReaderNet export (vision/train/reader_net.py)?")
-        quantize_static(str(prepared), str(out), Crops(), quant_format=QuantFormat.QDQ, per_channel=True,
+        quantize_static(str(prepared), str(out), Photos(), quant_format=QuantFormat.QDQ, per_channel=True,
                         activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
-                        nodes_to_exclude=list(READER_FLOAT_NODES), calibrate_method=CalibrationMethod.MinMax)
-    from vision.train.onnx_compact import compact
+                        nodes_to_exclude=keep_float(onnx.load(str(prepared))), calibrate_method=CalibrationMethod.MinMax)
+    compact(out)  # the float nodes' weights back to float16 storage, as in the float file: the same outputs
 
-    compact(out)
+
+def quantize(models_dir: Path, photos: list[Path], out: Path) -> dict:
+    """Write the int8 detector of ``models_dir`` to ``out``, calibrated on ``photos`` letterboxed
+    as the detector sees them; its card entry."""
+    from vision.detect import DETECTOR_FILE, detector_input, file_sha256, letterbox, onnx_session
+
+    source = models_dir / DETECTOR_FILE
+    card = models_dir / "tile_detector.json"
+    rect_input, det_size = detector_input(onnx_session(source, None), json.loads(card.read_text()) if card.exists() else {})
+    started = time.time()
+    kept: list[str] = []
+
+    def keep_float(model) -> list[str]:  # noqa: ANN001 - an onnx.ModelProto
+        kept[:] = float_nodes(model)
+        return kept
+
+    _quantize_file(source, out, photos, lambda image, _path: letterbox(image, det_size, rect_input)[0], keep_float)
+    return {"file": out.name, "from": DETECTOR_FILE, "from_sha256": file_sha256(source), "date": date.today().isoformat(),
+            "method": METHOD, "float_nodes": f"{len(kept)} (the detect head)",
+            "calibration_photos": len(photos), "seconds": round(time.time() - started, 1)}
+
+
+def quantize_reader(models_dir: Path, photos: list[Path], out: Path) -> dict:
+    """Write the int8 reader of ``models_dir`` to ``out``, calibrated on the crops of the tiles the
+    float networks find on ``photos`` (their labelled boxes where they find none); its card entry."""
+    import numpy as np
+
+    from vision.detect import READER_FILE, TileModel, file_sha256
+    from vision.evaluate.tiles import load_labelled
+
+    source = models_dir / READER_FILE
+    model = TileModel(models_dir, float_detector=True, float_reader=True)
+    labelled: dict[Path, np.ndarray] = {}  # label boxes, where the detector finds nothing (a detector barely trained)
+    splits_read: set[Path] = set()
+
+    def crops(image: np.ndarray, path: Path) -> np.ndarray | None:
+        boxes = model.find_boxes(image)[0]
+        split = path.parent.parent  # <split>/images/<photo>
+        if not len(boxes) and split not in splits_read:
+            splits_read.add(split)
+            if (split / "labels").is_dir() or (split / "tiles").is_dir():
+                labelled.update({item.path: item.boxes_xyxy for item in load_labelled(split)})
+        if not len(boxes):
+            boxes = labelled.get(path, ())
+        return model.crops(image, boxes).transpose(0, 3, 1, 2).astype(np.float32) / 255.0 if len(boxes) else None
+
+    def keep_float(prepared) -> list[str]:  # noqa: ANN001 - an onnx.ModelProto
+        missing = set(READER_FLOAT_NODES) - {n.name for n in prepared.graph.node}
+        if missing:
+            raise ValueError(f"the reader has no node {', '.join(sorted(missing))}: is it a ReaderNet export "
+                             "(vision/train/reader_net.py)?")
+        return list(READER_FLOAT_NODES)
+
+    started = time.time()
+    _quantize_file(source, out, photos, crops, keep_float)
     return {"file": out.name, "from": READER_FILE, "from_sha256": file_sha256(source), "date": date.today().isoformat(),
-            "method": "onnxruntime quantize_static, QDQ, int8 weights per channel, uint8 activations, MinMax",
-            "float_nodes": ", ".join(READER_FLOAT_NODES),
+            "method": METHOD, "float_nodes": ", ".join(READER_FLOAT_NODES),
             "calibration_photos": len(photos), "seconds": round(time.time() - started, 1)}
 
 
