@@ -302,7 +302,7 @@ class TileModel:
         int8 = None if float_detector else int8_twin(models_dir, self.cards.get("tile_detector", {}))
         self.detector_file = int8 or models_dir / DETECTOR_FILE
         self.detector = onnx_session(self.detector_file, threads)
-        self._threads, self._float_twin = threads, None
+        self._threads, self._float_twins = threads, {}
         int8 = None if float_reader else int8_twin(models_dir, self.cards.get("tile_reader", {}), READER_FILE, READER_INT8_FILE)
         self.reader_file = int8 or models_dir / READER_FILE
         self.reader = onnx_session(self.reader_file, threads)
@@ -316,24 +316,39 @@ class TileModel:
         with it (``vision.teach``): there a tile the detector half-saw is taken because the player
         said it is there, and the int8 detector's faint scores differ most (a white edition's
         joker on a teaching photo: 0.26 in float, 0.09 in 8 bits, under the 0.15 teaching floor;
-        models/README.md, session 17); and a taught profile's features are the float reader's, so
-        a photo read with a profile is read by it too (:meth:`vision.pipeline.TableReader.with_profile`)."""
-        if self.detector_file.name == DETECTOR_FILE and self.reader_file.name == READER_FILE:
+        models/README.md, session 17); and a profile's features are the float reader's."""
+        return self._twin(float_detector=True)
+
+    def with_float_reader(self) -> "TileModel":
+        """This model with the float reader (:data:`READER_FILE`), the same detector and settings;
+        itself when it already runs it. A taught profile's features are the float reader's, so a
+        photo read with a profile is read by it (:meth:`vision.pipeline.TableReader.with_profile`),
+        its tiles found as without one (the float detector there read one tile of 236 worse on the
+        held-out hack family's photos: models/README.md, session 23)."""
+        return self._twin(float_detector=False)
+
+    def _twin(self, float_detector: bool) -> "TileModel":
+        """This model with the float reader, and the float detector too if ``float_detector``
+        (each twin made once, sharing the float sessions; the settings always this model's)."""
+        detector_file = self.detector_file.with_name(DETECTOR_FILE) if float_detector else self.detector_file
+        if detector_file == self.detector_file and self.reader_file.name == READER_FILE:
             return self
-        if self._float_twin is None:
+        twin = self._float_twins.get(float_detector)
+        if twin is None:
             import copy
 
             twin = copy.copy(self)
-            if self.detector_file.name != DETECTOR_FILE:
-                twin.detector_file = self.detector_file.with_name(DETECTOR_FILE)
-                twin.detector = onnx_session(twin.detector_file, self._threads)
+            twin._float_twins = {}
+            if detector_file != self.detector_file:
+                twin.detector_file = detector_file
+                twin.detector = onnx_session(detector_file, self._threads)
             if self.reader_file.name != READER_FILE:
+                other = next(iter(self._float_twins.values()), None)  # a float reader already loaded
                 twin.reader_file = self.reader_file.with_name(READER_FILE)
-                twin.reader = onnx_session(twin.reader_file, self._threads)
-            twin._float_twin = None
-            self._float_twin = twin
-        self._float_twin.settings = self.settings
-        return self._float_twin
+                twin.reader = other.reader if other is not None else onnx_session(twin.reader_file, self._threads)
+            self._float_twins[float_detector] = twin
+        twin.settings = self.settings
+        return twin
 
     # ------------------------------------------------------------------ detector
     @property

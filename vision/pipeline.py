@@ -27,9 +27,9 @@ class TableReader:
     def with_profile(self, profile) -> "TableReader":
         """The same loaded models reading with a taught :class:`~vision.profile.Profile` (None:
         without). A profile's features come from the float reader it was taught with, so a reading
-        with one runs the float networks (:meth:`vision.detect.TileModel.with_float_networks`)."""
+        with one runs that reader (:meth:`vision.detect.TileModel.with_float_reader`)."""
         other = object.__new__(TableReader)
-        other.model = self.model if profile is None else self.model.with_float_networks()
+        other.model = self.model if profile is None else self.model.with_float_reader()
         other.profile = profile
         return other
 

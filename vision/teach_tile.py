@@ -67,7 +67,7 @@ def add_tile(photo, box_xyxy: tuple[float, float, float, float], code: str, prof
             width=photo.width, height=photo.height))
     scaled = (box / np.float32(photo.scale))[None]
     model = reader.model
-    model = model.with_float_networks() if hasattr(model, "with_float_networks") else model  # as the profile was taught
+    model = model.with_float_reader() if hasattr(model, "with_float_reader") else model  # the reader the profile was taught with
     views = jittered_views(photo.image, scaled, model, np.random.default_rng(seed), PROTOTYPE_VIEWS)
     check = jittered_views(photo.image, scaled, model, np.random.default_rng(seed + 1), CHECK_VIEWS)
     feats = model.read_crops(views)[3]

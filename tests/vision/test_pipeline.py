@@ -489,7 +489,7 @@ def test_the_int8_reader_is_served_and_reads_as_the_float_one() -> None:
     """models/ ships the reader in 8-bit integers too (python -m vision.train.quantize --net
     reader); it serves, and on the real photos in the repository it reads the tiles the float
     reader reads, with the same up direction. A taught profile's features are the float
-    reader's, so a reading with a profile runs the float networks."""
+    reader's, so a reading with a profile runs the float reader."""
     from vision.detect import READER_INT8_FILE, TileModel
     from vision.pipeline import TableReader
     from vision.profile import Profile
@@ -511,8 +511,10 @@ def test_the_int8_reader_is_served_and_reads_as_the_float_one() -> None:
     assert total > 50 and agree >= 0.97 * total, (agree, total)
     reader = TableReader()
     profile = Profile(np.zeros((1, twin.read_crops(crops[:1])[3].shape[1]), np.float32), np.zeros(1, np.int64))
-    assert reader.with_profile(profile).model.reader_file.name == READER_FILE
+    with_profile = reader.with_profile(profile).model  # the float reader, the tiles found as without a profile
+    assert with_profile.reader_file.name == READER_FILE and with_profile.detector is reader.model.detector
     assert reader.with_profile(None).model.reader_file.name == READER_INT8_FILE
+    assert served.with_float_reader().reader is twin.reader  # the two twins share one float reader
 
 
 def test_clipped_share_counts_blown_out_white() -> None:
