@@ -37,10 +37,11 @@ F1 (0.9778) and sets (1,366 of 1,460 layout dev sets against 1,369; real train a
 both)."""
 READER_FILE = "tile_reader.onnx"
 READER_INT8_FILE = "tile_reader.int8.onnx"
-"""The same reader with its convolutions in 8-bit integers and its three heads in float (``python
--m vision.train.quantize``): served instead of :data:`READER_FILE` when it is there and made from
-it, except where a taught profile is taught or read (its features came from the float reader:
-:meth:`TileModel.with_float_networks`)."""
+"""The same reader with its convolutions in 8-bit integers but the first, which stays in float
+with its three heads (``python -m vision.train.quantize --net reader``): served instead of
+:data:`READER_FILE` when it is there and made from it, except where a taught profile is taught or
+read (its features are the float reader's: :meth:`TileModel.with_float_networks`,
+:meth:`TileModel.with_float_reader`). About twice as fast alone (13 crops 18 -> 9 ms, session 23)."""
 
 
 class ModelMissingError(FileNotFoundError):
@@ -185,7 +186,7 @@ class DetectorSettings:
     which the speed target has no room for). Sets read exactly on the dev layout scenes 1,370 ->
     1,368 of 1,460 (averaging P(not a tile) too: 1,365). With ``wider_turns`` 4 (session 16): 0.9778
     at 0.9, 0.9780 at 0.95, 0.9782 at 0.99. Session 23, with the reader in 8 bits
-    (:data:`READER_INT8_FILE`, about 4 times as fast), **0.95**: 0.9790 at 0.9, 0.9799 at 0.95 (the
+    (:data:`READER_INT8_FILE`, about twice as fast alone), **0.95**: 0.9790 at 0.9, 0.9799 at 0.95 (the
     float reader: 0.9795 at 0.9, 0.9804 at 0.95; an earlier int8 file 0.9800 at 0.95, 0.9801 at 0.99)."""
     wider_scale: float = 1.1
     """How much wider the second window is."""

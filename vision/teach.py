@@ -240,7 +240,7 @@ def teach(photo_bytes: bytes, rows_text: str, profile_dir: Path | str | None, re
     rows = parse_rows(rows_text)
     reader = reader or load_reader()
     model = reader.model
-    model = model.with_float_networks() if hasattr(model, "with_float_networks") else model  # as a profile is read
+    model = model.with_float_networks() if hasattr(model, "with_float_networks") else model  # the profile's features: the float reader's
     photo = decode_photo(photo_bytes)
     image = photo.image
     boxes, found = tiles_in_rows(model, image, [len(r) for r in rows])

@@ -16,8 +16,9 @@ backbone and the neck) ran 0.6x the float time and read as many tiles (validatio
 The reader (session 23) the same way, written as ``tile_reader.int8.onnx`` with its card entry
 in ``tile_reader.json``: its convolutions in integers but the first (the photo's own pixels), its
 three heads in float (:data:`READER_FLOAT_NODES`), calibrated on the crops of the float networks'
-tiles on the same photos (their labelled boxes where the detector finds none). About 4 times as fast on 13 crops; validation mean tile F1 0.9795 in
-float, 0.9793 so (heads alone in float 0.9790; models/README.md, session 23).
+tiles on the same photos (their labelled boxes where the detector finds none). About twice as
+fast on 13 crops; validation mean tile F1 0.9795 in float, 0.9790 so (the variants measured,
+0.9784-0.9793: models/README.md, session 23).
 
 Calibration uses training photos only (the real ``train`` split and rendered training scenes),
 letterboxed exactly as the detector sees them when serving, cropped exactly as the reader sees
