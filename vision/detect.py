@@ -330,7 +330,8 @@ class TileModel:
 
     def _twin(self, float_detector: bool) -> "TileModel":
         """This model with the float reader, and the float detector too if ``float_detector``
-        (each twin made once, sharing the float sessions; the settings always this model's)."""
+        (each twin made once, sharing the float sessions; the settings always this model's, and a
+        twin shared between requests never changed: another model's settings get a shallow copy)."""
         detector_file = self.detector_file.with_name(DETECTOR_FILE) if float_detector else self.detector_file
         if detector_file == self.detector_file and self.reader_file.name == READER_FILE:
             return self
@@ -348,7 +349,11 @@ class TileModel:
                 twin.reader_file = self.reader_file.with_name(READER_FILE)
                 twin.reader = other.reader if other is not None else onnx_session(twin.reader_file, self._threads)
             self._float_twins[float_detector] = twin
-        twin.settings = self.settings
+        if twin.settings is not self.settings:  # e.g. the glare settings (for_glare shares the twins)
+            import copy
+
+            twin = copy.copy(twin)
+            twin.settings = self.settings
         return twin
 
     # ------------------------------------------------------------------ detector

@@ -515,6 +515,9 @@ def test_the_int8_reader_is_served_and_reads_as_the_float_one() -> None:
     assert with_profile.reader_file.name == READER_FILE and with_profile.detector is reader.model.detector
     assert reader.with_profile(None).model.reader_file.name == READER_INT8_FILE
     assert served.with_float_reader().reader is twin.reader  # the two twins share one float reader
+    plain = served.with_float_reader()
+    glare = served.for_glare().with_float_reader()  # another model's settings: a copy, the shared twin unchanged
+    assert glare.settings is not served.settings and plain.settings is served.settings
 
 
 def test_clipped_share_counts_blown_out_white() -> None:
