@@ -175,7 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     from datasets.real import real_root
 
     p = argparse.ArgumentParser(prog="python -m vision.train.quantize", description=__doc__.split("\n\n")[0])
-    p.add_argument("--models", type=Path, default=MODELS, help="folder holding tile_detector.onnx (default models/)")
+    p.add_argument("--models", type=Path, default=MODELS,
+                   help="folder holding tile_detector.onnx and tile_reader.onnx (default models/)")
     p.add_argument("--calibration", default=None,
                    help="comma list of training photo folders (default: the real train split and data/synth_r16/train)")
     p.add_argument("--per-folder", type=int, default=30, help="photos drawn from each folder (default 30)")
