@@ -703,13 +703,14 @@ def _stacked(upper: _RowStats, lower: _RowStats, gap: float = RACK_ROW_GAP) -> b
 
 def _find_racks(
     centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray, up: np.ndarray, image_bgr: np.ndarray | None,
-    image_scale: float = 1.0, any_shape: bool = False,
+    image_scale: float = 1.0, ledges: list[list[int]] | None = None,
 ) -> tuple[list[list[list[int]]], list[RackCue]]:
     """Stacked ledge rows (a rack's tiers) where a rack is seen in the photo; each rack is its
-    rows, top row first. Without the photo no rack is seen. ``any_shape``: see :func:`_upright`."""
+    rows, top row first. Without the photo no rack is seen. ``ledges``: the ledge rows to look
+    among, when the caller has them (default :func:`_ledge_rows`); they are not changed."""
     if image_bgr is None:
         return [], []
-    rows = _ledge_rows(centres, boxes, widths, up, any_shape)
+    rows = _ledge_rows(centres, boxes, widths, up) if ledges is None else ledges
     # A row of two tiles says too little of a slope to be trusted at one (strewn tiles): such a
     # row is a rack's tier only when flat, or when stacked on a rack already seen.
     sure = [len(r) >= 3 or _flat(r, boxes) for r in rows]
@@ -1190,8 +1191,9 @@ def _beyond_rack_band(centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray
     ``TOLD_UPRIGHT_DEG``) at the band's level or up to a tile height above it, as wide as the
     rack's (within ``TOLD_TIER_WIDTH``) when above, stands on the rack (a lone tile on a
     tier, or further along a rack seen at an angle)."""
-    racks, _ = _find_racks(centres, boxes, widths, up, image_bgr, image_scale, any_shape=True)
-    rows = [r for r in _ledge_rows(centres, boxes, widths, up, any_shape=True) if len(r) >= 2 and _right_way_up([r], up)]
+    ledges = _ledge_rows(centres, boxes, widths, up, any_shape=True)
+    racks, _ = _find_racks(centres, boxes, widths, up, image_bgr, image_scale, ledges)
+    rows = [r for r in ledges if len(r) >= 2 and _right_way_up([r], up)]
     if racks:
         tiers = [list(r) for r in max(racks, key=lambda rack: sum(len(r) for r in rack))]
         taken = {i for r in tiers for i in r}
