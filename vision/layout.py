@@ -64,7 +64,9 @@ How tiles become sets (see :func:`group_sets`):
    within ``RACK_MAX_TILT_DEG``), which gave the right rows on all 27 rack photos; only tiles
    lying flat on the table beside the standing ones (:func:`_beside_told_rack`), or, when few
    tiles look standing (a camera high above the rack), beyond the rack's band
-   (:func:`_beyond_rack_band`), are laid out as the table's.
+   (:func:`_beyond_rack_band`), are laid out as the table's. When the photo shows a rack, that
+   rack is the rack even where standing tiles say otherwise (from high above, the table's tiles
+   beyond it look standing), and tiles more than a tier's reach beyond it are the table's.
    :attr:`Layout.racks` says why each rack was taken as one.
 Chains of one tile are loose tiles. The order of a set here is spatial; the referee's order
 (ascending runs, upside-down photos) is decided in :mod:`vision.decode` with the readings.
@@ -76,6 +78,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from statistics import median
+from typing import NamedTuple
 
 import numpy as np
 
@@ -1080,8 +1083,19 @@ def _group_kept(boxes: np.ndarray, up: np.ndarray, mode: str, image_bgr: np.ndar
         widths = tile_widths(boxes, up_xy=up)
     if mode == "rack":
         on_table, sure = _beside_told_rack(boxes, centres, up)
-        if not sure and 2 * int(np.isfinite(up).all(axis=1).sum()) >= len(up):  # the reader's up vectors
-            on_table |= _beyond_rack_band(centres, boxes, widths, up, image_bgr, image_scale)
+        if 2 * int(np.isfinite(up).all(axis=1).sum()) >= len(up):  # the reader's up vectors
+            band = _beyond_rack_band(centres, boxes, widths, up, image_bgr, image_scale, seen_only=sure)
+            if not sure:
+                on_table |= band.table
+            elif band.rack and 2 * len(band.rack & on_table) >= len(band.rack):
+                # Standing tiles put most of the rack the photo shows on the table: a camera high
+                # above shows the table's tiles beyond the rack face on, standing, and the rack's
+                # own flat. The band decides, as when standing tiles are unsure.
+                on_table = band.table
+            elif band.rack:
+                # Standing tiles and the photo agree on the rack; tiles well beyond the rack's
+                # band are the table's, however they stand (the table's sets far beyond).
+                on_table = (on_table - band.rack) | band.far
         if not on_table:
             rows = _rack_rows(centres, boxes, up)
             told = RackCue("told", len(rows), len(boxes))
@@ -1173,11 +1187,21 @@ def _beside_told_rack(boxes: np.ndarray, centres: np.ndarray, up: np.ndarray | N
     return {int(i) for i in flat if not (top <= level[i] <= bottom and left <= centres[i, 0] <= right)}, sure
 
 
+class _Band(NamedTuple):
+    """What :func:`_beyond_rack_band` found: the tiers' tiles, the table's tiles beside or beyond
+    the band, and those of them more than ``TOLD_TIER_REACH`` tile heights beyond its top."""
+
+    rack: set[int]
+    table: set[int]
+    far: set[int]
+
+
 def _beyond_rack_band(centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray, up: np.ndarray,
-                      image_bgr: np.ndarray | None, image_scale: float = 1.0) -> set[int]:
+                      image_bgr: np.ndarray | None, image_scale: float = 1.0, seen_only: bool = False) -> _Band:
     """Tiles of a photo the player said is a rack that lie on the table beyond the rack, found
     without standing tiles (:func:`_beside_told_rack` is unsure), from the tiles' up vectors and
-    the photo.
+    the photo. With ``seen_only``, only a rack the photo shows makes a band (else an empty one):
+    standing tiles were sure, and the photo is asked only whether it shows another rack.
 
     Photographed from the seat with the camera high, a rack's tiles do not look standing: a tier
     hides the lower part of the one behind it, so their boxes are as wide as tall or wider, while
@@ -1198,10 +1222,10 @@ def _beyond_rack_band(centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray
         tiers = [list(r) for r in max(racks, key=lambda rack: sum(len(r) for r in rack))]
         taken = {i for r in tiers for i in r}
         rows = [r for r in rows if taken.isdisjoint(r)]
-    elif rows:
+    elif rows and not seen_only:
         tiers = [rows.pop(max(range(len(rows)), key=lambda k: float(centres[rows[k], 1].mean())))]
     else:
-        return set()
+        return _Band(set(), set(), set())
     box_list, width_list = boxes.tolist(), widths.tolist()
     grown = True
     while grown and len(tiers) < RACK_MAX_TIERS:
@@ -1233,7 +1257,9 @@ def _beyond_rack_band(centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray
     as_wide = (bw >= w / TOLD_TIER_WIDTH) & (bw <= w * TOLD_TIER_WIDTH)
     on_rack = upright & (((level >= top) & (level <= bottom))
                          | ((level >= top - h) & (level < top) & as_wide & (centres[:, 0] >= left) & (centres[:, 0] <= right)))
-    return {int(i) for i in np.flatnonzero(beside & ~on_rack)}
+    table = beside & ~on_rack
+    far = table & (level < top - TOLD_TIER_REACH * h)
+    return _Band(set(rack), {int(i) for i in np.flatnonzero(table)}, {int(i) for i in np.flatnonzero(far)})
 
 
 def _another_tier(upper: _RowStats, lower: _RowStats) -> bool:

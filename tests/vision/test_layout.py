@@ -901,6 +901,28 @@ def test_told_rack_from_high_above_keeps_a_tier_of_lone_tiles() -> None:
     assert set(range(n)) <= in_rack and in_rack.isdisjoint(range(n + 2, len(boxes)))
 
 
+
+def test_told_rack_from_high_above_with_the_table_beyond_looking_standing() -> None:
+    """From high above, the table's tiles beyond the rack show their faces nearly square on, taller
+    than wide, while the rack's own look flat (dev scene 79/62): the standing tiles are the
+    table's, and they outnumber the rack's. When the photo shows a rack, that rack is the rack and
+    the tiles well beyond it are the table's (before: the table's 24 tiles were the rack's total
+    and the rack's 16 were laid out as the table's)."""
+    boxes, up, n = _rack_from_high_above()
+    rack = boxes[:n]
+    w = float(np.median(rack[:, 2] - rack[:, 0]))
+    table = boxes[n:].copy()
+    table[:, 3] = table[:, 1] + 1.3 * 0.7 * w  # seen from above: a tile's face, taller than wide
+    boxes = np.vstack([rack, table])
+    standing = (boxes[:, 3] - boxes[:, 1]) >= (boxes[:, 2] - boxes[:, 0])
+    assert not standing[:n].any() and standing[n:].all() and 2 * standing.sum() >= len(boxes)
+    photo = draw_photo(boxes, size=(1600, 1600), rack_of=list(range(n)))
+    layout = group_sets(boxes, up, mode="rack", image_bgr=photo)
+    assert sorted(i for r in layout.rack_rows for i in r) == list(range(n))
+    assert sorted([i for g in layout.sets for i in g] + list(layout.loose)) == list(range(n, len(boxes)))
+    # Without the photo no rack is seen, and the standing tiles decide as before.
+    assert sorted(i for r in group_sets(boxes, up, mode="rack").rack_rows for i in r) != list(range(n))
+
 def _level_rows_one_slope(order: list[int], boxes: np.ndarray, cx: np.ndarray, w: np.ndarray, slope: float) -> list[list[int]]:
     """The ledge rows along one slope, tile by tile: the rule of ``vision.layout._level_rows``
     written plainly (how it was computed before session 23, one slope at a time)."""
