@@ -248,6 +248,20 @@ _FIRST_MOVE_FROM = 40
 jokers): without it medians 34 and 64 ms, with it 37 and 71 ms."""
 
 
+_FULL_RESERVE_FROM = 4
+"""On a full table (``_FIRST_MOVE_FROM`` tiles or more, the most-tiles move known: a rack joker, or
+jokers on the table only, see ``least._TABLE_JOKERS_SET_BY_SET``), the most-points programme starts
+without every set with a joker of this many tiles or more (groups of four and runs of four and five
+with a joker too, not only the long runs of ``least._RESERVE_FROM``), each brought in where the root's
+duals say it could help or the bound after the search cannot rule it out (``least._places_search``):
+the same answers from a relaxation about a third the size. Measured (session 24, the random full
+tables with jokers of seeds 11-16, 360 positions, one process, both ways per position in turn, CPU,
+load about 4): HiGHS's simplex iterations 427,238 -> 273,984, runs 2,134 -> 2,211; sums 54.7 -> 35.7
+s, over 300 ms 29 -> 8, worst 1,236 -> 401 ms; the same points, tiles moved and proofs on every
+position. With 5, iterations -17% on seed 11 (-34% with 4); with 3, +19%. Not on the mid tables:
+there the search runs past its relaxations more often (random-mid_r24-J-002 of seed 13 0.14 -> 3.1 s
+and not proven). See ``referee/SOLVER.md``, session 24."""
+
 _MID_FIRST_MOVE_FROM = 20
 """Table tiles from which the points objective's programme starts from the most-tiles move on a
 table under ``_FIRST_MOVE_FROM`` tiles too (a cut-off, the sets priced in, the full tables' cut
@@ -350,6 +364,7 @@ def _most_points_least_moved(
             every_place=every_place, mip=mip,
             known=None if first is None else len(table_tiles) - len(first.moved),
             known_points=None if first is None else first.points,
+            reserve_from=_FULL_RESERVE_FROM if full else None,
         )
         if found is not None:
             break

@@ -550,6 +550,7 @@ def least_arrangement(
     known_points: int | None = None,
     every_place: bool = False,
     mip: bool = False,
+    reserve_from: int | None = None,
 ) -> LeastArrangement | None:
     """The arrangement of the table's sets ``table`` and some of ``rack`` (after the opening)
     laying the most rack tiles, or exactly ``count`` of them, or rack tiles worth exactly
@@ -586,7 +587,11 @@ def least_arrangement(
     one runs long the other may not). ``relaxations``: the most linear
     relaxations the branch and bound may solve; past them, None (as past ``time_limit``).
     ``mip``: HiGHS's own MIP solver instead of that branch and bound (its root cuts close
-    gaps the branching does not; ``relaxations`` is then not used).
+    gaps the branching does not; ``relaxations`` is then not used). ``reserve_from``: with the most
+    points asked for and a move known, the sets with a joker of that many tiles or more (or of
+    ``_RESERVE_FROM``, whichever is fewer) are left out of the programme until the duals say they
+    could help (see :func:`_places_search`), also with the jokers on the table only (the programme
+    then set by set without joker places, ``_TABLE_JOKERS_SET_BY_SET``); the same answer whatever it is.
 
     Raises :class:`~referee.solver.SolverError` when highspy is not installed, or for more copies
     of a tile than ``rules`` has.
@@ -625,7 +630,14 @@ def least_arrangement(
     if most_points:
         # (A move known counts in the objective's own units: its points, then its tiles kept.)
         known = None if known is None or known_points is None else heavy * (table_points + known_points) + known
-    if places_count:
+    # With the jokers on the table only, the most points asked for, a move known and
+    # reserve_from given (the full tables), the programme is built set by set too, without joker
+    # places: its sets with a joker come in as they do with a rack joker (session 24).
+    set_by_set = places_count or (
+        _TABLE_JOKERS_SET_BY_SET and most_points and known is not None and reserve_from is not None
+        and avail[_JOKER] > 0
+    )
+    if set_by_set:
         # The rack's jokers on the sets' joker places: the programme is built set by set, the
         # long runs with a joker only where the duals say they could help (see _PlacesProgramme).
         programme = _PlacesProgramme(
@@ -633,6 +645,7 @@ def least_arrangement(
         )
         found, copies = _places_search(
             programme, time_limit - (time.perf_counter() - start), known, relaxations, mip,
+            _RESERVE_FROM if reserve_from is None else min(reserve_from, _RESERVE_FROM),
         )
     else:
         rows, cost, upper, whole, of_set = _plain_programme(
@@ -775,15 +788,21 @@ class _PlacesProgramme:
         self.avail = avail
         self.heavy = heavy
         rack_jokers = avail[_JOKER] - table_count[_JOKER]
+        # (No rack joker: no joker places, and a table joker a pair shares counts in its tiles
+        # with no k of its own, as in the plain programme: _TABLE_JOKERS_SET_BY_SET.)
         self.places = [
-            _set_joker_values(st)[0 if every_place else -rack_jokers:] if _JOKER in st else () for st in sets
+            _set_joker_values(st)[0 if every_place else -rack_jokers:] if _JOKER in st and rack_jokers else ()
+            for st in sets
         ]
         self.points = [sum(x % 13 + 1 for x in st if x != _JOKER) for st in sets]
         self.bound = [min(avail[x] // k for x, k in t.items()) for t in tallies]  # (most copies the tiles allow)
         # Each set's pairs: (old set, tiles shared, table jokers both hold: 0 for none).
         self.pairs_of: list[list[tuple[int, int, int]]] = [[] for _j in sets]
         for j, i, w in pairs:
-            both = min(tallies[j][_JOKER], old_tallies[i][_JOKER]) if _JOKER in tallies[j] and _JOKER in old_tallies[i] else 0
+            both = (
+                min(tallies[j][_JOKER], old_tallies[i][_JOKER])
+                if rack_jokers and _JOKER in tallies[j] and _JOKER in old_tallies[i] else 0
+            )
             self.pairs_of[j].append((i, w, both))
         # Every row in HiGHS's order (bounds, and their entries as sets come in).
         self.lo: list[float] = []
@@ -1020,23 +1039,38 @@ class _PlacesProgramme:
         return out
 
 
+_TABLE_JOKERS_SET_BY_SET = True
+"""Whether the most-points programme with the jokers on the table only (none on the rack), a move known
+and ``reserve_from`` given (the full tables, see ``api._FULL_RESERVE_FROM``) is built set by set
+(:class:`_PlacesProgramme` without joker places) so that its sets with a joker come in as needed,
+instead of whole (:func:`_plain_programme`, its matching columns continuous). Session 19 measured
+that form with only the long runs left out (and a column and a row per pair sharing a joker) as
+slower at the root (random-large-J-044 64 -> 283 ms); without them, and with the sets of 4 tiles or
+more left out, it is faster. Measured (session 24, the random full tables with jokers of seeds 11-16,
+one process, both ways per position in turn, on top of ``api._FULL_RESERVE_FROM``): HiGHS's simplex
+iterations 273,984 -> 236,143, sums 35.7 -> 29.9 s, over 300 ms 8 -> 3; random-large-J-001 of seed 15
+295-318 -> 43 ms in HiGHS; the same points, tiles moved and proofs. See ``referee/SOLVER.md``."""
+
 _RESERVE_FROM = 6
 """Sets with a joker and this many tiles or more are left out of the most-points programme with
 a move known until the duals say they could help (:func:`_places_search`): on the full tables
-with a rack joker, the long runs with a joker: about half of its rows and columns."""
+with a rack joker, the long runs with a joker: about half of its rows and columns. (Fewer where
+:func:`least_arrangement` is given ``reserve_from``: the full tables, see ``api._FULL_RESERVE_FROM``.)"""
 
 
 def _places_search(
     programme: _PlacesProgramme, time_limit: float, known: int | None, relaxations: int | None, mip: bool,
+    reserve_from: int = _RESERVE_FROM,
 ) -> tuple[tuple[int, list[float] | None] | None, list[int] | None]:
     """What :func:`_branch_and_bound` (or with ``mip`` :func:`_mip`) returns for the programme with
     joker places, and each set's copies in the point found (None with no point).
 
     With the most points asked for and a move known (``known``: the full tables, where the fast
     search's most-tiles move is the cut-off), column generation at the root and reduced-cost fixing
-    below it. The programme starts without the long runs with a joker (``_RESERVE_FROM``: a third to
-    three fifths of the sets and about half of the rows on a full table with a rack joker, in the
-    root's optimum one at most, see ``referee/SOLVER.md``). After its relaxation, each left-out set
+    below it. The programme starts without the long runs with a joker (``reserve_from`` tiles or more,
+    ``_RESERVE_FROM`` by default: a third to three fifths of the sets and about half of the rows on a
+    full table with a rack joker, in the root's optimum one at most, see ``referee/SOLVER.md``; on the
+    full tables every set with a joker of 4 tiles or more since session 24). After its relaxation, each left-out set
     is priced (:meth:`_PlacesProgramme.pricing`); those that could raise its value come in and it is
     solved again, until none could: its value is then the whole programme's. The search runs on the
     programme without the others. A point laying a copy of a set left out is worth at most the
@@ -1055,7 +1089,7 @@ def _places_search(
     start = time.perf_counter()
     sets = programme.sets
     reserve = [] if known is None or not programme.heavy else [
-        j for j, s in enumerate(sets) if _JOKER in s and len(s) >= _RESERVE_FROM
+        j for j, s in enumerate(sets) if _JOKER in s and len(s) >= reserve_from
     ]
     if not reserve:
         programme.start(range(len(sets)))

@@ -851,6 +851,29 @@ def test_exact_tiebreak_points_sets_priced_in_match_brute_force(seed: int, monke
     assert tally["added"] > 0
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_exact_tiebreak_points_full_table_sets_of_four_priced_in_match_brute_force(
+    seed: int, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Session 24: on a full table the most-points programme starts without every set with a joker
+    of 4 tiles or more (``api._FULL_RESERVE_FROM``), not only the long runs: with every table taken
+    as full (a move known), the same points and fewest moved as the brute force, sets priced in."""
+    import referee.solver.api as api
+    import referee.solver.least as least
+
+    tally = _count_generation(monkeypatch)
+    asked = []
+    real = least._places_search
+
+    def places_search(*args, **kwargs):  # type: ignore[no-untyped-def]
+        asked.append(args[5])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(least, "_places_search", places_search)
+    _assert_points_like_brute_force(3300 + seed, 3400 + 8 * seed)
+    assert tally["added"] > 0 and api._FULL_RESERVE_FROM in asked
+
+
 @needs_positions
 def test_exact_tiebreak_points_long_run_with_a_joker_priced_in() -> None:
     """large-J-024: without its long runs with a joker the most-points programme's relaxation is
@@ -939,10 +962,14 @@ def test_exact_tiebreak_points_more_cut_rounds_without_a_point(ident: str, monke
     then ends within its relaxations, where with two rounds it ran past them and HiGHS's MIP
     decided; the same points and fewest moved either way. (On session 19's searches, the child
     below solved before the cuts: with it left unsolved, session 21's ``least._LAZY_CHILD_KNOWN``,
-    random-large-J-033 ends within its relaxations after two rounds too.)"""
+    random-large-J-033 ends within its relaxations after two rounds too; so it does with every set
+    with a joker of 4 tiles or more left out at first, session 24's ``api._FULL_RESERVE_FROM``: the
+    long runs with a joker only here.)"""
+    import referee.solver.api as api
     import referee.solver.least as least
 
     monkeypatch.setattr(least, "_LAZY_CHILD_KNOWN", False)
+    monkeypatch.setattr(api, "_FULL_RESERVE_FROM", least._RESERVE_FROM)
     table, rack, expected = _NO_POINT_POSITIONS[ident]
     mips = _count_calls(monkeypatch, "_mip")
     got = {}
@@ -1070,6 +1097,35 @@ def test_exact_tiebreak_points_table_jokers_first_move_matches_brute_force(
     calls.clear()
     best_move(old, rack, objective="points", tiebreak="exact")
     assert not any(calls)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_exact_tiebreak_points_table_jokers_set_by_set_matches_brute_force(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Session 24: jokers on the table only and a move known on every table (``_FIRST_MOVE_FROM`` 0,
+    so ``api._FULL_RESERVE_FROM`` given): the most-points programme is built set by set without
+    joker places (``least._TABLE_JOKERS_SET_BY_SET``), its sets with a joker of 4 tiles or more
+    priced in: the same points and fewest moved as the brute force."""
+    import referee.solver.api as api
+    import referee.solver.least as least
+
+    monkeypatch.setattr(api, "_FIRST_MOVE_FROM", 0)
+    built: list[bool] = []
+    real_init = least._PlacesProgramme.__init__
+
+    def init(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        real_init(self, *args, **kwargs)
+        built.append(not any(self.places) and not any(both for pairs in self.pairs_of for _i, _w, both in pairs))
+
+    monkeypatch.setattr(least._PlacesProgramme, "__init__", init)
+    rng = random.Random(3600 + seed)
+    for _ in range(4):
+        old, rack = _table_joker_position(rng)
+        move = best_move(old, rack, objective="points", tiebreak="exact")
+        assert (None if move is None else (move.points, -len(move.moved))) == _brute_points(old, rack)
+        assert move is None or move.least_moved
+    assert built and all(built)
 
 
 def _plain_gomory_cuts(h, rows, upper, rounds, time_limit, whole, best=None):  # type: ignore[no-untyped-def]
@@ -1736,7 +1792,10 @@ def test_exact_tiebreak_points_child_below_left_before_the_cuts_spares_the_highs
     children before the cuts, the most-points programme ran past its 60 relaxations and HiGHS's MIP
     decided (2.5-3.3 s); with the child below left unsolved where the child above is worth the
     node's bound (``least._LAZY_CHILD_KNOWN``, session 21) our branch and bound proves the same
-    answer, 89 points and 6 tiles moved, in about 0.3 s, and the MIP is not called."""
+    answer, 89 points and 6 tiles moved, in about 0.3 s, and the MIP is not called. (On session 21's
+    programme, the long runs with a joker left out at first: with every set with a joker of 4 tiles
+    or more left out, session 24's ``api._FULL_RESERVE_FROM``, neither way calls the MIP.)"""
+    import referee.solver.api as api
     import referee.solver.least as least
     from referee.tools.bench import random_positions
 
@@ -1744,6 +1803,7 @@ def test_exact_tiebreak_points_child_below_left_before_the_cuts_spares_the_highs
     old = [parse_tiles(s) for s in position["table_melds"]]
     rack = parse_tiles(position["rack"])
     mips = _count_calls(monkeypatch, "_mip")
+    monkeypatch.setattr(api, "_FULL_RESERVE_FROM", least._RESERVE_FROM)
     got = {}
     for lazy in (True, False):
         monkeypatch.setattr(least, "_LAZY_CHILD_KNOWN", lazy)
