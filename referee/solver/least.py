@@ -646,6 +646,7 @@ def least_arrangement(
         found, copies = _places_search(
             programme, time_limit - (time.perf_counter() - start), known, relaxations, mip,
             _RESERVE_FROM if reserve_from is None else min(reserve_from, _RESERVE_FROM),
+            math.inf if reserve_from is None else _TIED_SHARE,
         )
     else:
         rows, cost, upper, whole, of_set = _plain_programme(
@@ -1060,7 +1061,7 @@ with a rack joker, the long runs with a joker: about half of its rows and column
 
 def _places_search(
     programme: _PlacesProgramme, time_limit: float, known: int | None, relaxations: int | None, mip: bool,
-    reserve_from: int = _RESERVE_FROM,
+    reserve_from: int = _RESERVE_FROM, tied_share: float = math.inf,
 ) -> tuple[tuple[int, list[float] | None] | None, list[int] | None]:
     """What :func:`_branch_and_bound` (or with ``mip`` :func:`_mip`) returns for the programme with
     joker places, and each set's copies in the point found (None with no point).
@@ -1076,7 +1077,8 @@ def _places_search(
     programme without the others. A point laying a copy of a set left out is worth at most the
     relaxation's value less the set's bound, so a set whose bound leaves no room above the best
     point found (or above ``known``, when nothing beats it) is proven useless; the others come in
-    (those priced at 0 before the search, ``_TIED``), and a second search looks only at points
+    (those priced at 0 before the search, ``_TIED``, unless more than ``tied_share`` of the sets
+    still left out are: ``_TIED_SHARE`` on the full tables), and a second search looks only at points
     laying one of them (a row: their copies at least 1), from the root's basis (the Gomory cuts of
     the first search hold only without them), the best found known. The other sets stay useless: the
     best only grows.
@@ -1132,6 +1134,11 @@ def _places_search(
     # now: where the best point lies a unit below the relaxation, the bound cannot rule them
     # out, and the search again for them cost more than having them in (see _TIED).
     tied = [j for j, b in zip(reserve, bounds) if b < _TIED]
+    if len(tied) > tied_share * len(reserve):
+        # (Unless, on the full tables, the duals price most of the sets still left out at 0:
+        # they then tell nothing, and bringing those in is the whole programme again; see
+        # _TIED_SHARE.)
+        tied = []
     if tied:
         _add_to(h, programme, tied)
         reserve, bounds = _without(reserve, bounds, tied)
@@ -1185,6 +1192,23 @@ jokers of the benchmark, old and new code alternating in one sitting): without i
 (random-large-J-004: the best point a unit below the relaxation, five such sets, and a second
 search of 292 ms for them), with it 214 ms; bringing in the sets below one tile kept instead
 (1.0): worst 471 ms (large-J-016, a longer search)."""
+
+
+_TIED_SHARE = 0.5
+"""On the full tables (``least_arrangement`` given ``reserve_from``), where more than this share of
+the sets still left out after pricing price at 0 (``_TIED``), none of them comes in before the
+search: the duals are then indifferent to almost every set (all 1,100 of seed 11's
+random-large-J-059; in, they took its searched programme from 721 rows and 1,736 columns back to
+3,590 and 7,304), and the bound after the search lets them in only where the best found lies a unit or
+more below the relaxation (the second search, exact as before: on -059 one HiGHS run). On the
+random full tables with jokers of seeds 11-16 the share is 1-9% or 69-100%, nothing between.
+Measured (session 24, second pass, seeds 11-16, 360 positions, one process, both ways per position
+in turn, CPU): 9 positions change (all those above half), each with fewer HiGHS runs and no more
+iterations (-059 27 -> 7 runs, 1,658 -> 689 iterations, 330-456 -> 115-136 ms; -020 22 -> 5 runs);
+runs 2,567 -> 2,523, iterations 236,143 -> 232,954; the same points, tiles moved and proofs on all
+360. Only on the full tables: on seeds 11-13's 540 smaller tables with jokers it changed nothing
+measurable (none but seed 12's random-mid_r24-J-059, whose fall-back the clock cuts: its counts
+vary from run to run either way), so their path stays as it was. See ``referee/SOLVER.md``."""
 
 
 def _rounds_no_point(programme: _PlacesProgramme, known: int | None) -> int:

@@ -874,6 +874,54 @@ def test_exact_tiebreak_points_full_table_sets_of_four_priced_in_match_brute_for
     assert tally["added"] > 0 and api._FULL_RESERVE_FROM in asked
 
 
+@pytest.mark.parametrize("seed", [32, 38])
+def test_exact_tiebreak_points_tied_sets_left_out_match_brute_force(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Session 24, second pass: where most of the sets still left out price at 0, none of them
+    comes in before the search (``least._TIED_SHARE``); the bound after the search lets them in.
+    With the share at 0 (no set priced at 0 ever in before the search) and every set with a joker
+    left out at first (``_RESERVE_FROM`` 3), the same points and fewest moved as the brute force;
+    on these seeds (found among 0-39) a search runs again for sets the bound could not rule out."""
+    import referee.solver.least as least
+
+    monkeypatch.setattr(least, "_TIED_SHARE", 0.0)
+    tally = _count_generation(monkeypatch, reserve_from=3)
+    _assert_points_like_brute_force(3500 + seed, 3600 + 8 * seed)
+    assert tally["added"] > 0 and tally["again"] > 0
+
+
+def test_exact_tiebreak_points_sets_all_priced_at_zero_stay_out() -> None:
+    """Seed 11's random-large-J-059: every one of the 1,100 sets still left out after pricing
+    prices at 0; they stay out of the search (``least._TIED_SHARE``), which runs on the programme
+    of 1,736 columns instead of 7,304, then again with them for points laying one of them, and the
+    move is the one the whole programme gave."""
+    import referee.solver.least as least
+    from referee.tools.bench import random_positions
+
+    position = next(p for p in random_positions(60, 11) if p["id"] == "random-large-J-059")
+    table, rack = [parse_tiles(m) for m in position["table_melds"]], parse_tiles(position["rack"])
+    answers = []
+    for share in (least._TIED_SHARE, 2.0):
+        columns: list[int] = []
+        real = least._branch_and_bound
+
+        def branch_and_bound(*args, **kwargs):  # type: ignore[no-untyped-def]
+            columns.append(args[3])
+            return real(*args, **kwargs)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(least, "_TIED_SHARE", share)
+            patch.setattr(least, "_branch_and_bound", branch_and_bound)
+            move = best_move(table, rack, objective="points", tiebreak="exact")
+        assert move is not None
+        answers.append(((move.points, len(move.moved), move.least_moved), columns))
+    (kept, searches), (whole, searches_whole) = answers
+    assert kept == whole == (112, 1, True)
+    # (Left out, they come in after the search, which lies a unit below the relaxation: a
+    # second search, on the whole programme, for points laying one of them.)
+    assert len(searches) == 2 and searches[0] < 2000 < searches[1]
+    assert len(searches_whole) == 1 and searches_whole[0] > 2000
+
+
 @needs_positions
 def test_exact_tiebreak_points_long_run_with_a_joker_priced_in() -> None:
     """large-J-024: without its long runs with a joker the most-points programme's relaxation is
@@ -964,12 +1012,14 @@ def test_exact_tiebreak_points_more_cut_rounds_without_a_point(ident: str, monke
     below solved before the cuts: with it left unsolved, session 21's ``least._LAZY_CHILD_KNOWN``,
     random-large-J-033 ends within its relaxations after two rounds too; so it does with every set
     with a joker of 4 tiles or more left out at first, session 24's ``api._FULL_RESERVE_FROM``: the
-    long runs with a joker only here.)"""
+    long runs with a joker only here; and so does random-large-J-059 with its sets priced at 0 left
+    out of the search, session 24's ``least._TIED_SHARE``: every such set in here.)"""
     import referee.solver.api as api
     import referee.solver.least as least
 
     monkeypatch.setattr(least, "_LAZY_CHILD_KNOWN", False)
     monkeypatch.setattr(api, "_FULL_RESERVE_FROM", least._RESERVE_FROM)
+    monkeypatch.setattr(least, "_TIED_SHARE", math.inf)
     table, rack, expected = _NO_POINT_POSITIONS[ident]
     mips = _count_calls(monkeypatch, "_mip")
     got = {}
