@@ -354,6 +354,36 @@ def test_an_unsure_six_or_nine_on_a_rack_is_read_by_its_loop_the_rack_s_way_up(t
     assert build_reading(size, det, RuleSet.classic(), "rack", image_bgr=photo).tiles[nine].code == "K6"
 
 
+def test_an_unsure_marked_six_or_nine_on_a_rack_is_read_by_its_weight() -> None:
+    """An edition that prints a dot after its 6 and 9 (rendered told-rack val scenes, session 24:
+    upright rack tiles read 6 for 9 with the reader torn, 0.57 against 0.33): the loop leaves a
+    marked numeral to the reader, so the numeral's weight, below or above its middle, decides,
+    the dot saying the tile stands the rack's way up. The rack's small tiles' up vectors do not
+    agree on average here; the way most of them point is the rack's up."""
+    import cv2
+
+    scene = Scene()
+    scene.add_rack_row(0, 0, [True] * 6, tiles=parse_tiles("K1 K2 K9 O4 O5 R12"))
+    nine = 2
+    boxes, up = scene.view(px=50)
+    photo = draw_photo(boxes, rack_of=[i for r in scene.rack_rows for i in r])
+    x1, y1, x2, y2 = boxes[nine]
+    org = (int(x1 + 0.2 * (x2 - x1)), int(y1 + 0.55 * (y2 - y1)))
+    cv2.putText(photo, "9", org, cv2.FONT_HERSHEY_SIMPLEX, 1.0, (30, 30, 30), 4, cv2.LINE_AA)
+    cv2.circle(photo, (org[0] + 26, org[1] - 2), 3, (30, 30, 30), -1)  # the dot after it
+    up[:] = [[0.0, -1.0], [0.0, -1.0], [1.0, 0.0], [0.0, -1.0], [0.0, 1.0], [0.0, 1.0]]  # on average: none
+    probs = _onehot(scene.tiles)
+    probs[nine] = _dist({"K6": 0.6, "K9": 0.35})
+    det = TileDetections(boxes, np.ones(len(boxes)), probs, up)
+    size = (photo.shape[1], photo.shape[0])
+    reading = build_reading(size, det, RuleSet.classic(), "rack", image_bgr=photo)
+    assert reading.tiles[nine].code == "K9"
+    # With the rack's tiles pointing every which way (no way held by half of them), no up: the reader's reading stands.
+    up[:] = [[0.0, -1.0], [1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0], [-1.0, 0.0]]
+    det = TileDetections(boxes, np.ones(len(boxes)), probs, up)
+    assert build_reading(size, det, RuleSet.classic(), "rack", image_bgr=photo).tiles[nine].code == "K6"
+
+
 def test_confident_six_on_the_table_is_never_turned() -> None:
     scene = table_scene("K4 K5 K6 K7")
     six = _index_of(scene, "K6")
