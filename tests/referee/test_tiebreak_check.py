@@ -1120,6 +1120,17 @@ def _table_joker_position(rng: random.Random) -> tuple[list[list[Tile]], list[Ti
             return old, rack
 
 
+def _table_joker_positions_match_brute_force(rng: random.Random, positions: int = 4) -> tuple[list[list[Tile]], list[Tile]]:
+    """``positions`` of :func:`_table_joker_position` solved with the exact tie-break, points
+    objective: the brute force's points and fewest moved, proven least; the last position."""
+    for _ in range(positions):
+        old, rack = _table_joker_position(rng)
+        move = best_move(old, rack, objective="points", tiebreak="exact")
+        assert (None if move is None else (move.points, -len(move.moved))) == _brute_points(old, rack)
+        assert move is None or move.least_moved
+    return old, rack
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_exact_tiebreak_points_table_jokers_first_move_matches_brute_force(
     seed: int, monkeypatch: pytest.MonkeyPatch
@@ -1139,12 +1150,7 @@ def test_exact_tiebreak_points_table_jokers_first_move_matches_brute_force(
         return real(*args, **kwargs)
 
     monkeypatch.setattr(least, "least_arrangement", arrangement)
-    rng = random.Random(3500 + seed)
-    for _ in range(4):
-        old, rack = _table_joker_position(rng)
-        move = best_move(old, rack, objective="points", tiebreak="exact")
-        assert (None if move is None else (move.points, -len(move.moved))) == _brute_points(old, rack)
-        assert move is None or move.least_moved
+    old, rack = _table_joker_positions_match_brute_force(random.Random(3500 + seed))
     assert any(calls)
     monkeypatch.setattr(api, "_FIRST_MOVE_TABLE_JOKERS", False)
     calls.clear()
@@ -1172,12 +1178,7 @@ def test_exact_tiebreak_points_table_jokers_set_by_set_matches_brute_force(
         built.append(not any(self.places) and not any(both for pairs in self.pairs_of for _i, _w, both in pairs))
 
     monkeypatch.setattr(least._PlacesProgramme, "__init__", init)
-    rng = random.Random(3600 + seed)
-    for _ in range(4):
-        old, rack = _table_joker_position(rng)
-        move = best_move(old, rack, objective="points", tiebreak="exact")
-        assert (None if move is None else (move.points, -len(move.moved))) == _brute_points(old, rack)
-        assert move is None or move.least_moved
+    _table_joker_positions_match_brute_force(random.Random(3600 + seed))
     assert built and all(built)
 
 

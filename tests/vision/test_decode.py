@@ -329,6 +329,15 @@ def _rack_photo_with_numerals(scene: Scene, numerals: dict[int, str], turn: bool
     return boxes, up, photo
 
 
+def _read_torn_nine(scene: Scene, nine: int, boxes: np.ndarray, up: np.ndarray, photo: np.ndarray):  # noqa: ANN202
+    """``scene`` read as a told rack from ``photo``, every tile read surely but tile ``nine``, which
+    the reader is torn on (K6 0.6, K9 0.35): the reading, its detections and their probabilities."""
+    probs = _onehot(scene.tiles)
+    probs[nine] = _dist({"K6": 0.6, "K9": 0.35})
+    det = TileDetections(boxes, np.ones(len(boxes)), probs, up)
+    return build_reading((photo.shape[1], photo.shape[0]), det, RuleSet.classic(), "rack", image_bgr=photo), det, probs
+
+
 @pytest.mark.parametrize("turn", [False, True])
 def test_an_unsure_six_or_nine_on_a_rack_is_read_by_its_loop_the_rack_s_way_up(turn: bool) -> None:
     """The reader torn between 6 and 9 on a bare numeral (an edition that prints no mark under
@@ -339,11 +348,8 @@ def test_an_unsure_six_or_nine_on_a_rack_is_read_by_its_loop_the_rack_s_way_up(t
     nine = 2
     boxes, up, photo = _rack_photo_with_numerals(scene, {nine: "9"}, turn)
     up[nine] = -up[nine]  # the reader took the tile for upside down, and its 9 for a 6
-    probs = _onehot(scene.tiles)
-    probs[nine] = _dist({"K6": 0.6, "K9": 0.35})
-    det = TileDetections(boxes, np.ones(len(boxes)), probs, up)
+    reading, det, probs = _read_torn_nine(scene, nine, boxes, up, photo)
     size = (photo.shape[1], photo.shape[0])
-    reading = build_reading(size, det, RuleSet.classic(), "rack", image_bgr=photo)
     assert reading.tiles[nine].code == "K9"
     assert reading.rack_points == 1 + 2 + 9 + 4 + 5 + 12
     # Without the photo, or with the other number no longer a candidate for the reader (a mark
@@ -372,16 +378,10 @@ def test_an_unsure_marked_six_or_nine_on_a_rack_is_read_by_its_weight() -> None:
     cv2.putText(photo, "9", org, cv2.FONT_HERSHEY_SIMPLEX, 1.0, (30, 30, 30), 4, cv2.LINE_AA)
     cv2.circle(photo, (org[0] + 26, org[1] - 2), 3, (30, 30, 30), -1)  # the dot after it
     up[:] = [[0.0, -1.0], [0.0, -1.0], [1.0, 0.0], [0.0, -1.0], [0.0, 1.0], [0.0, 1.0]]  # on average: none
-    probs = _onehot(scene.tiles)
-    probs[nine] = _dist({"K6": 0.6, "K9": 0.35})
-    det = TileDetections(boxes, np.ones(len(boxes)), probs, up)
-    size = (photo.shape[1], photo.shape[0])
-    reading = build_reading(size, det, RuleSet.classic(), "rack", image_bgr=photo)
-    assert reading.tiles[nine].code == "K9"
+    assert _read_torn_nine(scene, nine, boxes, up, photo)[0].tiles[nine].code == "K9"
     # With the rack's tiles pointing every which way (no way held by half of them), no up: the reader's reading stands.
     up[:] = [[0.0, -1.0], [1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0], [-1.0, 0.0]]
-    det = TileDetections(boxes, np.ones(len(boxes)), probs, up)
-    assert build_reading(size, det, RuleSet.classic(), "rack", image_bgr=photo).tiles[nine].code == "K6"
+    assert _read_torn_nine(scene, nine, boxes, up, photo)[0].tiles[nine].code == "K6"
 
 
 def test_confident_six_on_the_table_is_never_turned() -> None:
