@@ -1212,7 +1212,7 @@ def _beyond_rack_band(centres: np.ndarray, boxes: np.ndarray, widths: np.ndarray
     """Tiles of a photo the player said is a rack that lie on the table beyond the rack, found
     without standing tiles (:func:`_beside_told_rack` is unsure), from the tiles' up vectors and
     the photo. With ``seen_only``, only a rack the photo shows makes a band (else an empty one):
-    standing tiles were sure, and the photo is asked only whether it shows another rack.
+    standing tiles were sure of a rack, and the photo is asked whether it shows one, and where.
 
     Photographed from the seat with the camera high, a rack's tiles do not look standing: a tier
     hides the lower part of the one behind it, so their boxes are as wide as tall or wider, while
