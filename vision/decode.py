@@ -425,8 +425,10 @@ def _upright_loops(probs: np.ndarray, det: TileDetections, rack_rows: tuple[tupl
                    image_scale: float) -> list[int]:
     """Rack tiles read as 6 or 9 without confidence, the other number still a candidate
     (``CANDIDATE_FLOOR``), whose bare numeral, seen the way up its rack stands
-    (:func:`vision.glyph.quarter_turns` of the row's up vectors, else the whole rack's), has its
-    loop on the other number's side (:func:`vision.glyph.loop_side`)."""
+    (:func:`vision.glyph.quarter_turns` of the row's up vectors, else the whole rack's, else the
+    way most of the rack's tiles point), has its loop on the other number's side
+    (:func:`vision.glyph.loop_side`), or, where the loop says nothing (a marked or outlined
+    numeral), its weight (:func:`vision.glyph.mass_side`)."""
 
     def torn(i: int) -> bool:  # unsure of 6 or 9, the other number still a candidate (else a mark or the tile's body told it)
         row = probs[i]
