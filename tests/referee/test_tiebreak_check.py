@@ -738,6 +738,32 @@ def test_long_runs_pairs_match_survives_written_plainly() -> None:
 
 
 @pytest.mark.parametrize("points", [False, True])
+def test_pairs_by_tile_match_the_union_loop(points: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Session 25: :func:`least._pairs` counting each set's tiles shared with the old sets tile by
+    tile (``least._PAIRS_BY_TILE``) gives the same sets, tallies and pairs, in the same order, as the
+    loop over the union of the old sets holding its tiles, on random full and mid tables with and
+    without jokers (old sets with a joker among them) and on shared positions with jokers."""
+    import referee.solver.least as least
+    from referee.tools.bench import random_positions
+
+    positions = [p for p in random_positions(4, 25) if p["size_class"] in ("large", "mid_r24")]
+    positions += [p for p in load_positions() if "-J-" in p["id"]][::9] if POSITIONS.exists() else []
+    assert any(any("J" in m for m in p["table_melds"]) for p in positions)
+    for p in positions:
+        old = [[t.index for t in parse_tiles(m)] for m in p["table_melds"]]
+        avail = [0] * 53
+        for x in [x for s in old for x in s] + [t.index for t in parse_tiles(p["rack"])]:
+            avail[x] += 1
+        olds = [least.tally(s) for s in old]
+        got = []
+        for by_tile in (False, True):
+            monkeypatch.setattr(least, "_PAIRS_BY_TILE", by_tile)
+            got.append(least._pairs(avail, olds, points))
+        assert got[0] == got[1], p["id"]
+        assert got[1][2], p["id"]
+
+
+@pytest.mark.parametrize("points", [False, True])
 def test_colour_tables_share_long_runs_between_masks(points: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """Session 21: :func:`least._colour_tables` takes each long run's entry from
     :func:`least._long_run`, worked out once per run for the tables of every mask that holds it: the
@@ -887,6 +913,118 @@ def test_exact_tiebreak_points_tied_sets_left_out_match_brute_force(seed: int, m
     tally = _count_generation(monkeypatch, reserve_from=3)
     _assert_points_like_brute_force(3500 + seed, 3600 + 8 * seed)
     assert tally["added"] > 0 and tally["again"] > 0
+
+
+def test_exact_tiebreak_points_late_sets_ruled_out_by_the_cuts_match_brute_force(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Session 25: where the bound after the first search lets sets in, they are priced again at the
+    duals of its root with its Gomory cuts, lifted to their columns (``least._LATE_BY_CUTS``), and
+    the second search is left out where that rules them all out. With the cuts at once
+    (``CUT_AFTER_KNOWN`` 0), every set with a joker left out at first and none priced at 0 brought
+    in, the same points and fewest moved as the brute force; on this seed (found among 0-39) the
+    cuts rule the sets out once."""
+    import referee.solver.least as least
+
+    monkeypatch.setattr(least, "_TIED_SHARE", 0.0)
+    monkeypatch.setattr(least, "CUT_AFTER_KNOWN", 0)
+    _count_generation(monkeypatch, reserve_from=3)
+    ruled = []
+    real = least._late_ruled_out
+
+    def late_ruled_out(*args):  # type: ignore[no-untyped-def]
+        ruled.append(real(*args))
+        return ruled[-1]
+
+    monkeypatch.setattr(least, "_late_ruled_out", late_ruled_out)
+    _assert_points_like_brute_force(3700 + 19, 3800 + 8 * 19)
+    assert ruled == [True]
+
+
+@pytest.mark.parametrize("ident", ["random-large-J-000", "random-large-J-054"])
+def test_exact_tiebreak_points_late_sets_ruled_out_by_the_cuts_leave_out_the_second_search(ident: str) -> None:
+    """Session 25: seed 14's random full tables with jokers -000 and -054: the sets the root's bound
+    lets in after the first search are ruled out by the duals of its root with its cuts (lifted to
+    them), so one search runs instead of two, and the move is the one the second search gave
+    (``least._LATE_BY_CUTS`` off)."""
+    import referee.solver.least as least
+    from referee.tools.bench import random_positions
+
+    position = next(p for p in random_positions(60, 14) if p["id"] == ident)
+    table, rack = [parse_tiles(m) for m in position["table_melds"]], parse_tiles(position["rack"])
+    answers = []
+    for by_cuts in (True, False):
+        searches: list[int] = []
+        real = least._branch_and_bound
+
+        def branch_and_bound(*args, **kwargs):  # type: ignore[no-untyped-def]
+            searches.append(args[3])
+            return real(*args, **kwargs)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(least, "_LATE_BY_CUTS", by_cuts)
+            patch.setattr(least, "_branch_and_bound", branch_and_bound)
+            move = best_move(table, rack, objective="points", tiebreak="exact")
+        assert move is not None and move.least_moved
+        answers.append(((move.points, len(move.moved)), len(searches)))
+    (with_cuts, once), (without, twice) = answers
+    assert with_cuts == without and once == 1 and twice == 2
+
+
+def test_lifted_cuts_hold_at_the_optimum_laying_a_late_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Session 25: seed 11's random-large-J-015, whose optimum (83 points, 10 moved) lays a set left
+    out of the first search and let in after it: the first search's Gomory cuts, lifted to the
+    columns of the sets let in (:func:`least._lift_cuts`), hold at that optimum (as at every
+    integral point: each is the cut of the same tableau row with them in), and some of the lifted
+    coefficients are not 0 there (the check is not empty)."""
+    import referee.solver.least as least
+    from referee.tools.bench import random_positions
+
+    position = next(p for p in random_positions(60, 11) if p["id"] == "random-large-J-015")
+    table, rack = [parse_tiles(m) for m in position["table_melds"]], parse_tiles(position["rack"])
+    seen = {}
+    real_ruled, real_bb = least._late_ruled_out, least._branch_and_bound
+
+    def late_ruled_out(programme, record, late, best):  # type: ignore[no-untyped-def]
+        seen.update(programme=programme, record=record, late=list(late))
+        return real_ruled(programme, record, late, best)
+
+    def branch_and_bound(*args, **kwargs):  # type: ignore[no-untyped-def]
+        found = real_bb(*args, **kwargs)
+        seen["found"] = found
+        return found
+
+    monkeypatch.setattr(least, "_late_ruled_out", late_ruled_out)
+    monkeypatch.setattr(least, "_branch_and_bound", branch_and_bound)
+    move = best_move(table, rack, objective="points", tiebreak="exact")
+    assert move is not None and (move.points, len(move.moved), move.least_moved) == (83, 10, True)
+    programme, record, late = seen["programme"], seen["record"], seen["late"]
+    x = seen["found"][1]  # (the second search's optimum, over the programme with the late sets)
+    assert x is not None
+    # The late sets' columns in the order of _PlacesProgramme.shared_entries: x, the y's, the z's.
+    values = []
+    laid = 0
+    for j in late:
+        col = programme.column[j]
+        values.append(x[col])
+        laid += round(x[col])
+        col += 1
+        ys = []
+        for _i, _w, both in programme.pairs_of[j]:
+            ys.append(x[col])
+            col += 1 + (both > 0)  # (the pair's k column after its y)
+        values += ys
+        values += [x[col + q] for q in range(len(programme.places[j]))]
+    assert laid >= 1
+    starts, at, by, _where = programme.shared_entries(late)
+    lifted = least._lift_cuts(record, starts, at, by, range(len(record["cuts"])))
+    assert lifted is not None and len(lifted) == len(record["cuts"]) > 0
+    touched = 0
+    for (cut, lo), extra in zip(record["cuts"], [lifted[t] for t in range(len(record["cuts"]))]):
+        activity = sum(v * x[c] for c, v in cut.items()) + sum(v * values[c] for c, v in extra.items())
+        assert activity >= lo - 1e-6
+        touched += any(values[c] and v for c, v in extra.items())
+    assert touched > 0
 
 
 def test_exact_tiebreak_points_sets_all_priced_at_zero_stay_out() -> None:
@@ -1323,7 +1461,7 @@ def _compare_gomory_cuts(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     real = least._gomory_cuts
     seen = {"calls": 0, "cuts": 0}
 
-    def compared(h, rows, upper, rounds, time_limit, whole, best=None):  # type: ignore[no-untyped-def]
+    def compared(h, rows, upper, rounds, time_limit, whole, best=None, **kwargs):  # type: ignore[no-untyped-def]
         h.run()
         lp, basis = h.getLp(), h.getBasis()
         got = []
@@ -1340,7 +1478,7 @@ def _compare_gomory_cuts(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
         assert "getBasis" not in got[1].called  # (the basic variables, not 8 ms of statuses a round)
         seen["calls"] += 1
         seen["cuts"] += len(got[1].rows)
-        return real(h, rows, upper, rounds, time_limit, whole, best)
+        return real(h, rows, upper, rounds, time_limit, whole, best, **kwargs)  # (record: session 25)
 
     monkeypatch.setattr(least, "_gomory_cuts", compared)
     return seen
