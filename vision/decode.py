@@ -25,11 +25,7 @@ codes, up vectors) and
 
 Orientation: a tile whose up vector points the other way from the rest of its set, and that the
 reader read as 6 or 9 without being sure, gets its 6 and 9 probabilities swapped (the reader's
-number and orientation come from the same, upside-down-looking digit). The witnesses are the set's
-other numbers; in a set of nothing but 6s and 9s (a group of 6s laid across the table looks like a
-group of upright 9s), the other numbers in its row, and only a tile turned fully the other way
-(``TURN_DOT``) is swapped by them (:func:`_turned_by_witnesses`; session 25, models/README.md:
-9 tiles mended, none broken on validation).
+number and orientation come from the same, upside-down-looking digit).
 
 Racks (the player said so, or one is seen; :mod:`vision.layout`) are read as racks:
 
@@ -194,9 +190,7 @@ def build_reading(
     readable = probs.sum(axis=1) > 0
     reader_top = np.where(readable, probs.argmax(axis=1), -1).tolist()
     shown = [_top_readings(row) for row in probs]
-    flipped, decided = _turned_by_witnesses(probs, det.up_xy, det.boxes_xyxy, [list(s) for s in layout.sets],
-                                            {i for r in layout.rack_rows for i in r})
-    flipped += _orientation_flips(probs, det.up_xy, [[i for i in s if i not in decided] for s in layout.sets])
+    flipped = _orientation_flips(probs, det.up_xy, [list(s) for s in layout.sets])
     if image_bgr is not None:
         flipped += _upright_loops(probs, det, layout.rack_rows, image_bgr, image_scale)
     for i in flipped:
@@ -425,65 +419,6 @@ def _orientation_flips(probs: np.ndarray, up_xy: np.ndarray, groups: list[list[i
             if float(up[i] @ (mean / np.linalg.norm(mean))) < _FLIP_DOT:
                 flips.append(i)
     return flips
-
-
-TURN_WITNESSES = 2
-"""A 6 or a 9 is turned by the tiles beside it when at least this many of them say which way up they lie."""
-TURN_DOT = -0.9
-"""...and its own up vector points the other way (cos 154 deg or more; a tile merely askew in its row is not turned)."""
-TURN_ROW_BAND = 0.5
-"""Row neighbours: centres within this many tile heights across the row,"""
-TURN_ROW_REACH = 8.0
-"""...and this many tile widths along it, their up vectors on the row's axis (cos 25 deg)."""
-
-
-def _six_or_nine(row: np.ndarray) -> bool:
-    """Whether a tile is read as a 6 or a 9 first (not a joker, not unreadable)."""
-    top = int(row.argmax())
-    return bool(row.sum() > 0) and top != JOKER.index and top % 13 + 1 in (6, 9)
-
-
-def _turned_by_witnesses(probs: np.ndarray, up_xy: np.ndarray, boxes_xyxy: np.ndarray, sets: list[list[int]],
-                         on_rack: set[int]) -> tuple[list[int], set[int]]:
-    """The table's 6s and 9s read without confidence whose up vector opposes the tiles that can say
-    which way up they lie: the other numbers of their set, or, in a set of nothing but 6s and 9s (a
-    group of 6s laid by the player across the table looks like a group of upright 9s, and the
-    reader's up vectors on such tiles follow the number it guessed), the other numbers in their row.
-
-    Returns the tiles to turn, and every tile this decided (turned or not), which the set-wide rule
-    (:func:`_orientation_flips`, whose witnesses include the 6s and 9s themselves) leaves alone.
-    """
-    up = np.asarray(up_xy, dtype=np.float64)
-    boxes = np.asarray(boxes_xyxy, dtype=np.float64)
-    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
-    sizes = boxes[:, 2:] - boxes[:, :2]
-    n = len(probs)
-    known = ~np.isnan(up).any(axis=1)
-    witness = np.array([bool(known[i]) and i not in on_rack and probs[i].sum() > 0 and int(probs[i].argmax()) != JOKER.index
-                        and not _six_or_nine(probs[i]) for i in range(n)], dtype=bool)
-    set_of = {i: members for members in sets if len(members) >= 2 for i in members}
-    flips, decided = [], set()
-    for i in range(n):
-        if i in on_rack or i not in set_of or not known[i] or not _unsure_six_or_nine(probs[i]):
-            continue
-        near = np.zeros(n, dtype=bool)
-        near[[j for j in set_of[i] if witness[j]]] = True
-        if near.sum() < TURN_WITNESSES:  # the row's other tiles, lying along the same axis
-            u = up[i]
-            along = np.array([-u[1], u[0]])
-            offset = centres - centres[i]
-            near = (witness & (np.abs(offset @ u) < TURN_ROW_BAND * float(np.abs(sizes[i]) @ np.abs(u)))
-                    & (np.abs(offset @ along) < TURN_ROW_REACH * float(np.abs(sizes[i]) @ np.abs(along)))
-                    & (np.abs(np.nan_to_num(up) @ u) >= 0.9))
-            if near.sum() < TURN_WITNESSES:
-                continue
-        theirs = up[near].mean(axis=0)
-        if np.linalg.norm(theirs) < 0.7:  # they do not agree on a direction
-            continue
-        decided.add(i)
-        if float(up[i] @ (theirs / np.linalg.norm(theirs))) < TURN_DOT:
-            flips.append(i)
-    return flips, decided
 
 
 def _upright_loops(probs: np.ndarray, det: TileDetections, rack_rows: tuple[tuple[int, ...], ...], image_bgr: np.ndarray,
