@@ -1182,6 +1182,7 @@ def _places_search(
                 rows, programme.cost, programme.upper, n, time_limit, known, relaxations, cut_rounds=CUT_ROUNDS,
                 rounds_no_point=_rounds_no_point(programme, known),
                 lazy_before_cuts=_LAZY_CHILD_KNOWN and known is not None,
+                mip_from_gap=_TIE_MIP_GAP if programme.points_row >= 0 else None,  # (the points tie-break)
             )
         return found, _set_copies(programme, found)
     left_out = set(reserve)
@@ -1263,6 +1264,21 @@ def _places_search(
         return None, None
     best = again if again[1] is not None else found
     return best, _set_copies(programme, best)
+
+
+_TIE_MIP_GAP: int | None = 3
+"""The points tie-break's programme (the points given, a rack joker: joker places): where the
+root's relaxation with its cut rounds is still this many units or more above the best found (the
+move known), :func:`_branch_and_bound` leaves the search to HiGHS's MIP solver on the programme
+(its root cuts and conflict analysis close such a gap where our branching takes hundreds of
+relaxations); None: never. Not on the programme without joker places, where a relaxation costs a
+dozen pivots and the MIP's start more than the search. Measured (session 25, second pass, the 48
+fall-backs of the random mid tables of seeds 11-16 and the mid tables with jokers of seeds 17-22,
+one process, both ways per position in turn): 4 change, seed 12's random-mid_r24-J-059 5.6-5.8 s
+and not proven -> 1.4-1.6 s, proven (399 runs and 53,290 iterations to prove it before, at 7-9 s),
+seed 20's random-mid_r24-J-041 5.7 -> 1.35 s, seed 18's random-mid_r24-J-056 3.2 -> 1.6 s, seed
+17's random-mid_r24-J-016 1.5 -> 2.4 s; iterations 259,026 -> 208,460; the same answers. With 2,
+three more slower by 0.1-1.2 s. See ``referee/SOLVER.md``."""
 
 
 _LATE_BY_CUTS = True
@@ -1624,7 +1640,7 @@ def _branch_and_bound(
     rows: _Rows, cost: list[float], upper: list[int], whole: int, time_limit: float, known: int | None,
     relaxations: int | None = None, cut_rounds: int = 0, copies: list[list[int]] | None = None,
     h: Any = None, rounds_no_point: int | None = None, lazy_before_cuts: bool = False,
-    cuts_record: dict[str, Any] | None = None,
+    cuts_record: dict[str, Any] | None = None, mip_from_gap: int | None = None,
 ) -> tuple[int, list[float] | None] | None:
     """Maximise -cost over the programme ``rows`` (columns 0 to ``upper``), the first ``whole``
     columns integral, by branch and bound on HiGHS's dual simplex: each node changes one
@@ -1641,7 +1657,9 @@ def _branch_and_bound(
     (see :func:`_rounded`). ``lazy_before_cuts``: a node's child below is left unsolved where the
     child above is worth the node's bound before the cuts too, not only after them (``_LAZY_CHILD``).
     ``cuts_record``: :func:`_gomory_cuts`'s ``record``, which also gets the root's relaxation with the
-    cuts: its value (maximised, ``value``) and its row duals (``dual``).
+    cuts: its value (maximised, ``value``) and its row duals (``dual``). ``mip_from_gap``: where the
+    root with the cuts, rounded down, is that many units or more above the best found, HiGHS's MIP
+    solver (:func:`_mip`, on ``rows`` without the cuts, the best found its cut-off) decides instead.
     Returns (value, columns), (known, None) when nothing beats ``known``,
     or None past ``time_limit`` seconds or when there is no integral point."""
     import highspy
@@ -1684,6 +1702,8 @@ def _branch_and_bound(
         bound = math.floor(-h.getInfo().objective_function_value + 1e-6)
         if bound <= best[0]:
             return
+        if not depth and mip_from_gap is not None and cap[0] is None and bound - best[0] >= mip_from_gap:
+            raise _MipNow  # (the root with its cuts still that far above the best: HiGHS's MIP)
         x = list(h.getSolution().col_value)
         pick, frac = -1, 0.0
         if copies is None:
@@ -1785,6 +1805,13 @@ def _branch_and_bound(
             node(0)
     except TimeoutError:
         return None
+    except _MipNow:
+        left = time_limit - (time.perf_counter() - start)
+        got = _mip(rows, cost, upper, whole, left, best[0] if best[0] > -(1 << 59) else None)
+        if got is None:
+            return None
+        if got[1] is not None:
+            return got
     if solution[0] is None:
         return (known, None) if known is not None else None
     return best[0], solution[0]
@@ -1836,6 +1863,11 @@ the random full tables with jokers of seeds 11-16, 360 positions, paired in one 
 lower in five of six (seed 15: 9.3 s -> 0.76 s; seed 13's random-large-J-003 2.5-3.3 s, with
 HiGHS's MIP, -> 0.29 s); seed 12's worst higher (random-large-J-030 1.0 -> 1.5 s). The benchmark's
 positions with jokers within the noise. See ``referee/SOLVER.md``."""
+
+
+class _MipNow(Exception):
+    """Raised inside :func:`_branch_and_bound`'s search where HiGHS's MIP solver takes over (its
+    ``mip_from_gap``)."""
 
 
 class _CutNow(Exception):

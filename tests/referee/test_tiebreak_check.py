@@ -2005,3 +2005,87 @@ def test_exact_tiebreak_points_child_below_left_before_the_cuts_spares_the_highs
         got[lazy] = (move.points, len(move.moved), mips["calls"])
     assert got[True] == (89, 6, 0)
     assert got[False][:2] == (89, 6) and got[False][2] > 0
+
+
+def _counted_highs_runs(monkeypatch: pytest.MonkeyPatch, most: int | None = None) -> list[int]:
+    """Every HiGHS run of the exact tie-break counted from here (a subclass of the class
+    ``least._quiet_highs`` makes): ``[runs]``. With ``most``, a run past that many raises."""
+    import highspy
+
+    import referee.solver.least as least
+
+    runs = [0]
+    kind = type(least._quiet_highs(highspy))
+
+    class Counted(kind):  # type: ignore[misc, valid-type]
+        def run(self):  # type: ignore[no-untyped-def]
+            runs[0] += 1
+            if most is not None and runs[0] > most:
+                raise RuntimeError(f"more than {most} HiGHS runs")
+            return super().run()
+
+    def quiet(_highspy):  # type: ignore[no-untyped-def]
+        h = Counted()
+        h.setOptionValue("output_flag", False)
+        return h
+
+    monkeypatch.setattr(least, "_quiet_highs", quiet)
+    return runs
+
+
+def test_exact_tiebreak_points_tie_break_with_a_wide_gap_left_to_the_highs_mip(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seed 12's random-mid_r24-J-059 (31 table tiles, a rack joker): the most-points programme runs
+    past its 24 relaxations, the fast points search proves 143 points, and the tie-break for them
+    (the move known keeping 23 tiles) has its root at 26.83 and, after its two cut rounds, 26.26:
+    three tiles kept above the move. Our branch and bound went on for 240-400 HiGHS runs (5-9 s of
+    CPU, past the 10 s time limit on a loaded machine: 8 moved, not proven); where the cut root is
+    ``least._TIE_MIP_GAP`` (3) or more above the best, HiGHS's MIP decides (session 25, second pass):
+    8 moved, proven, in under 40 runs of HiGHS for the tie-break (about 16)."""
+    import referee.solver.least as least
+    from referee.tools.bench import random_positions
+
+    position = next(p for p in random_positions(60, 12) if p["id"] == "random-mid_r24-J-059")
+    old = [parse_tiles(s) for s in position["table_melds"]]
+    rack = parse_tiles(position["rack"])
+    runs = _counted_highs_runs(monkeypatch, most=300)  # (the old way fails here at once)
+    mips = _count_calls(monkeypatch, "_mip")
+    real = least.least_arrangement
+    ties: list[tuple[int, bool]] = []
+
+    def arrangement(*args, **kwargs):  # type: ignore[no-untyped-def]
+        before = runs[0]
+        found = real(*args, **kwargs)
+        if kwargs.get("points") is not None:
+            ties.append((runs[0] - before, found is not None))
+        return found
+
+    monkeypatch.setattr(least, "least_arrangement", arrangement)
+    move = best_move(old, rack, objective="points", tiebreak="exact")
+    assert move is not None and (move.points, len(move.moved), move.proven, move.least_moved) == (143, 8, True, True)
+    assert len(ties) == 1 and ties[0][1] and ties[0][0] <= 40
+    assert mips["calls"] == 1
+
+
+def test_exact_tiebreak_points_tie_break_left_to_the_highs_mip_matches_brute_force(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every most-points programme allowed no relaxation (so the fast points search and the
+    tie-break for its points decide), the tie-break's cut rounds at once and HiGHS's MIP wherever
+    its cut root leaves any room above the move known (``least.CUT_AFTER_KNOWN`` 0,
+    ``least._TIE_MIP_GAP`` 1): the same points and fewest moved as the brute force, proven, on
+    positions with long runs and a rack joker and on tiny ones (four seeds), the MIP called on some
+    (on most the cut root leaves no room: the move known is the least)."""
+    import referee.solver.least as least
+
+    real = least.least_arrangement
+
+    def arrangement(*args, **kwargs):  # type: ignore[no-untyped-def]
+        if kwargs.get("most_points"):
+            kwargs["relaxations"] = 0
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(least, "least_arrangement", arrangement)
+    monkeypatch.setattr(least, "CUT_AFTER_KNOWN", 0)
+    monkeypatch.setattr(least, "_TIE_MIP_GAP", 1)
+    mips = _count_calls(monkeypatch, "_mip")
+    for seed in range(4):
+        _assert_points_like_brute_force(4300 + seed, 4400 + 8 * seed)
+    assert mips["calls"] > 0
