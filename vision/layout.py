@@ -263,6 +263,13 @@ beyond the rack is much further and its tiles look smaller)..."""
 TOLD_TIER_REACH = 1.0
 """...and its bottom lies at most this many tile heights above that tier's top (half a height
 of overlap allowed: a tier hides the lower part of the one behind it)."""
+TOLD_FAR_SIZE = 0.6
+"""A told rack of more rows than a rack has tiers (``RACK_MAX_TIERS``) holds no tile under this share
+of its largest tile's size beyond its large tiles, nor the rows from the first under this share of
+the nearer rows' largest (:func:`_far_beyond_tiers`): those are the table's sets far beyond it.
+0: off. Chosen on the rendered layout dev scenes (seed 79) and told-rack val scenes (session 25,
+models/README.md): the rack's points off by 46.8 and 4.0 on average with it off, 39.5 and 2.6 at
+0.5, 33.3 and 2.7 at 0.6, 30.2 and 3.4 at 0.7."""
 RACK_BACKDROP_SHARE = 0.1
 """A rack is seen only when at least this share of the rectangle its tiles span (down to the
 ledge's lip under them) is not tile: the rack's bar and back wall, showing between and below the
@@ -1096,6 +1103,8 @@ def _group_kept(boxes: np.ndarray, up: np.ndarray, mode: str, image_bgr: np.ndar
                 # Standing tiles and the photo agree on the rack; tiles well beyond the rack's
                 # band are the table's, however they stand (the table's sets far beyond).
                 on_table = (on_table - band.rack) | band.far
+        # A rack of more rows than tiers: the table's sets far beyond it are not the rack.
+        on_table |= _far_beyond_tiers(boxes, up, [i for i in range(len(boxes)) if i not in on_table])
         if not on_table:
             rows = _rack_rows(centres, boxes, up)
             told = RackCue("told", len(rows), len(boxes))
@@ -1185,6 +1194,50 @@ def _beside_told_rack(boxes: np.ndarray, centres: np.ndarray, up: np.ndarray | N
     if few:
         return {int(i) for i in flat if level[i] < top or (level[i] <= bottom and not left <= centres[i, 0] <= right)}, sure
     return {int(i) for i in flat if not (top <= level[i] <= bottom and left <= centres[i, 0] <= right)}, sure
+
+
+def _far_beyond_tiers(boxes: np.ndarray, up: np.ndarray | None, members: list[int]) -> set[int]:
+    """Of a told rack's tiles ``members``, those of the table far beyond it, when they lie in more
+    rows than a rack has tiers: a photo from the seat shows the table's sets far beyond the rack,
+    much smaller than its own tiles, and where the photo shows no rack band (a dark rack on a dark
+    cloth) and no tile stands, nothing else tells them apart. Two ways, either enough:
+
+    * the tiles under ``TOLD_FAR_SIZE`` of the largest tile's size that lie beyond every tile near
+      that size (by half a tile), along the way those point (their mean up vector; straight up the
+      photo without one);
+    * going away from the camera row by row (the photo turned as the player saw the rack,
+      :func:`_quarter_frame`), the first row whose tiles are under ``TOLD_FAR_SIZE`` of the
+      largest row's so far, and every row beyond it."""
+    if TOLD_FAR_SIZE <= 0 or len(members) <= RACK_MAX_TIERS:
+        return set()
+    idx = np.asarray(members)
+    b = boxes[idx]
+    c = (b[:, :2] + b[:, 2:]) / 2
+    if len(_rack_rows(c, b, None if up is None else up[idx])) <= RACK_MAX_TIERS:
+        return set()
+    size = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
+    large = size >= TOLD_FAR_SIZE * float(size.max())
+    if large.all():
+        return set()
+    direction = np.array([0.0, -1.0])
+    if up is not None:
+        known = up[idx][large & np.isfinite(up[idx]).all(axis=1)]
+        if len(known) and np.linalg.norm(known.mean(axis=0)) > 0.5:
+            direction = known.mean(axis=0) / np.linalg.norm(known.mean(axis=0))
+    along = c @ direction
+    edge = float(along[large].max()) + 0.5 * float(np.median(size[large]))
+    far = {int(i) for i in idx[~large & (along > edge)]}
+    if up is not None:
+        b, c, turned_up = _quarter_frame(b, up[idx])
+        rows = sorted(_rack_rows(c, b, turned_up), key=lambda r: -float(c[r, 1].mean()))  # nearest first
+        largest = 0.0
+        for k, row in enumerate(rows):
+            here = float(np.median(size[row]))
+            if k and here < TOLD_FAR_SIZE * largest:
+                far |= {int(idx[i]) for r in rows[k:] for i in r}
+                break
+            largest = max(largest, here)
+    return far
 
 
 def _rack_in_doubt(boxes: np.ndarray, on_table: set[int]) -> bool:
