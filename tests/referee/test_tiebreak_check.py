@@ -941,31 +941,42 @@ def test_exact_tiebreak_points_late_sets_ruled_out_by_the_cuts_match_brute_force
     assert ruled == [True]
 
 
+def _searches_with(seed: int, ident: str, name: str, values: tuple) -> list[tuple]:
+    """Seed ``seed``'s random position ``ident`` solved (points, exact tie-break) with
+    ``least.<name>`` set to each of ``values``: per value the move and the column counts of the
+    branch-and-bound searches it ran."""
+    import referee.solver.least as least
+    from referee.tools.bench import random_positions
+
+    position = next(p for p in random_positions(60, seed) if p["id"] == ident)
+    table, rack = [parse_tiles(m) for m in position["table_melds"]], parse_tiles(position["rack"])
+    out = []
+    for value in values:
+        columns: list[int] = []
+        real = least._branch_and_bound
+
+        def branch_and_bound(*args, **kwargs):  # type: ignore[no-untyped-def]
+            columns.append(args[3])
+            return real(*args, **kwargs)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(least, name, value)
+            patch.setattr(least, "_branch_and_bound", branch_and_bound)
+            move = best_move(table, rack, objective="points", tiebreak="exact")
+        assert move is not None
+        out.append((move, columns))
+    return out
+
+
 @pytest.mark.parametrize("ident", ["random-large-J-000", "random-large-J-054"])
 def test_exact_tiebreak_points_late_sets_ruled_out_by_the_cuts_leave_out_the_second_search(ident: str) -> None:
     """Session 25: seed 14's random full tables with jokers -000 and -054: the sets the root's bound
     lets in after the first search are ruled out by the duals of its root with its cuts (lifted to
     them), so one search runs instead of two, and the move is the one the second search gave
     (``least._LATE_BY_CUTS`` off)."""
-    import referee.solver.least as least
-    from referee.tools.bench import random_positions
-
-    position = next(p for p in random_positions(60, 14) if p["id"] == ident)
-    table, rack = [parse_tiles(m) for m in position["table_melds"]], parse_tiles(position["rack"])
     answers = []
-    for by_cuts in (True, False):
-        searches: list[int] = []
-        real = least._branch_and_bound
-
-        def branch_and_bound(*args, **kwargs):  # type: ignore[no-untyped-def]
-            searches.append(args[3])
-            return real(*args, **kwargs)
-
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(least, "_LATE_BY_CUTS", by_cuts)
-            patch.setattr(least, "_branch_and_bound", branch_and_bound)
-            move = best_move(table, rack, objective="points", tiebreak="exact")
-        assert move is not None and move.least_moved
+    for move, searches in _searches_with(14, ident, "_LATE_BY_CUTS", (True, False)):
+        assert move.least_moved
         answers.append(((move.points, len(move.moved)), len(searches)))
     (with_cuts, once), (without, twice) = answers
     assert with_cuts == without and once == 1 and twice == 2
@@ -1033,25 +1044,9 @@ def test_exact_tiebreak_points_sets_all_priced_at_zero_stay_out() -> None:
     of 1,736 columns instead of 7,304, then again with them for points laying one of them, and the
     move is the one the whole programme gave."""
     import referee.solver.least as least
-    from referee.tools.bench import random_positions
 
-    position = next(p for p in random_positions(60, 11) if p["id"] == "random-large-J-059")
-    table, rack = [parse_tiles(m) for m in position["table_melds"]], parse_tiles(position["rack"])
-    answers = []
-    for share in (least._TIED_SHARE, 2.0):
-        columns: list[int] = []
-        real = least._branch_and_bound
-
-        def branch_and_bound(*args, **kwargs):  # type: ignore[no-untyped-def]
-            columns.append(args[3])
-            return real(*args, **kwargs)
-
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(least, "_TIED_SHARE", share)
-            patch.setattr(least, "_branch_and_bound", branch_and_bound)
-            move = best_move(table, rack, objective="points", tiebreak="exact")
-        assert move is not None
-        answers.append(((move.points, len(move.moved), move.least_moved), columns))
+    answers = [((move.points, len(move.moved), move.least_moved), columns)
+               for move, columns in _searches_with(11, "random-large-J-059", "_TIED_SHARE", (least._TIED_SHARE, 2.0))]
     (kept, searches), (whole, searches_whole) = answers
     assert kept == whole == (112, 1, True)
     # (Left out, they come in after the search, which lies a unit below the relaxation: a
