@@ -1103,6 +1103,14 @@ def _group_kept(boxes: np.ndarray, up: np.ndarray, mode: str, image_bgr: np.ndar
                 # Standing tiles and the photo agree on the rack; tiles well beyond the rack's
                 # band are the table's, however they stand (the table's sets far beyond).
                 on_table = (on_table - band.rack) | band.far
+            elif _too_deep(boxes, centres, up, on_table):
+                # The photo shows no rack, and the standing tiles' rack has more rows than a rack
+                # has tiers: from high above, the table's small, far tiles look standing and the
+                # rack's flat. The rack's band found without the photo decides: the lowest row
+                # standing the right way up and the tiers on it.
+                band = _beyond_rack_band(centres, boxes, widths, up, image_bgr, image_scale)
+                if band.rack:
+                    on_table = band.table
         # A rack of more rows than tiers: the table's sets far beyond it are not the rack.
         on_table |= _far_beyond_tiers(boxes, up, [i for i in range(len(boxes)) if i not in on_table])
         if not on_table:
@@ -1194,6 +1202,12 @@ def _beside_told_rack(boxes: np.ndarray, centres: np.ndarray, up: np.ndarray | N
     if few:
         return {int(i) for i in flat if level[i] < top or (level[i] <= bottom and not left <= centres[i, 0] <= right)}, sure
     return {int(i) for i in flat if not (top <= level[i] <= bottom and left <= centres[i, 0] <= right)}, sure
+
+
+def _too_deep(boxes: np.ndarray, centres: np.ndarray, up: np.ndarray, on_table: set[int]) -> bool:
+    """Whether the tiles of a told rack (all but ``on_table``) lie in more rows than a rack has tiers."""
+    members = [i for i in range(len(boxes)) if i not in on_table]
+    return len(members) > RACK_MAX_TIERS and len(_rack_rows(centres[members], boxes[members], up[members])) > RACK_MAX_TIERS
 
 
 def _far_beyond_tiers(boxes: np.ndarray, up: np.ndarray | None, members: list[int]) -> set[int]:

@@ -986,3 +986,16 @@ def test_told_rack_of_two_tiles_before_a_far_table() -> None:
     layout = group_sets(boxes, None, mode="rack")
     assert sorted(i for r in layout.rack_rows for i in r) == [0, 1]
     assert sorted([i for g in layout.sets for i in g] + list(layout.loose)) == list(range(2, len(boxes)))
+
+
+def test_told_rack_from_high_above_with_the_far_table_looking_standing_and_no_rack_seen() -> None:
+    """From high above, the rack's own tiles look flat and the table's far, small tiles look
+    standing; the photo shows no rack band (dev scene 79/21: 57 tiles counted in a rack of 9).
+    The standing tiles lie in more rows than a rack has tiers, so they are not the rack: the
+    lowest row standing the right way up is, with the tiers on it."""
+    rack = np.array([[700.0 + 55 * k, 1300.0, 750.0 + 55 * k, 1340.0] for k in range(7)])
+    table = np.array([[600.0 + 32 * k, 300.0 + 60 * r, 628.0 + 32 * k, 334.0 + 60 * r] for r in range(4) for k in range(6)])
+    boxes = np.vstack([rack, table])
+    layout = group_sets(boxes, np.tile([[0.0, -1.0]], (len(boxes), 1)), mode="rack")
+    assert sorted(i for r in layout.rack_rows for i in r) == list(range(7))
+    assert sorted([i for g in layout.sets for i in g] + list(layout.loose)) == list(range(7, len(boxes)))
