@@ -1089,6 +1089,14 @@ def _group_kept(boxes: np.ndarray, up: np.ndarray, mode: str, image_bgr: np.ndar
     else:
         widths = tile_widths(boxes, up_xy=up)
     if mode == "rack":
+        deep: dict[tuple[int, ...], bool] = {}
+
+        def rack_of(out: set[int]) -> tuple[list[int], bool]:  # the told rack but ``out``; too deep?
+            members = tuple(i for i in range(len(boxes)) if i not in out)
+            if members not in deep:
+                deep[members] = _too_deep(boxes, up, list(members))
+            return list(members), deep[members]
+
         on_table, sure = _beside_told_rack(boxes, centres, up)
         if 2 * int(np.isfinite(up).all(axis=1).sum()) >= len(up) and (not sure or _rack_in_doubt(boxes, on_table)):
             band = _beyond_rack_band(centres, boxes, widths, up, image_bgr, image_scale, seen_only=sure)
@@ -1103,16 +1111,18 @@ def _group_kept(boxes: np.ndarray, up: np.ndarray, mode: str, image_bgr: np.ndar
                 # Standing tiles and the photo agree on the rack; tiles well beyond the rack's
                 # band are the table's, however they stand (the table's sets far beyond).
                 on_table = (on_table - band.rack) | band.far
-            elif _too_deep(boxes, centres, up, on_table):
+            elif rack_of(on_table)[1]:
                 # The photo shows no rack, and the standing tiles' rack has more rows than a rack
                 # has tiers: from high above, the table's small, far tiles look standing and the
                 # rack's flat. The rack's band found without the photo decides: the lowest row
-                # standing the right way up and the tiers on it.
-                band = _beyond_rack_band(centres, boxes, widths, up, image_bgr, image_scale)
+                # standing the right way up and the tiers on it (the photo was asked already).
+                band = _beyond_rack_band(centres, boxes, widths, up, None, image_scale)
                 if band.rack:
                     on_table = band.table
         # A rack of more rows than tiers: the table's sets far beyond it are not the rack.
-        on_table |= _far_beyond_tiers(boxes, up, [i for i in range(len(boxes)) if i not in on_table])
+        members, too_deep = rack_of(on_table)
+        if too_deep:
+            on_table |= _far_beyond_tiers(boxes, up, members)
         if not on_table:
             rows = _rack_rows(centres, boxes, up)
             told = RackCue("told", len(rows), len(boxes))
@@ -1204,15 +1214,17 @@ def _beside_told_rack(boxes: np.ndarray, centres: np.ndarray, up: np.ndarray | N
     return {int(i) for i in flat if not (top <= level[i] <= bottom and left <= centres[i, 0] <= right)}, sure
 
 
-def _too_deep(boxes: np.ndarray, centres: np.ndarray, up: np.ndarray, on_table: set[int]) -> bool:
-    """Whether the tiles of a told rack (all but ``on_table``) lie in more rows than a rack has tiers."""
-    members = [i for i in range(len(boxes)) if i not in on_table]
-    return len(members) > RACK_MAX_TIERS and len(_rack_rows(centres[members], boxes[members], up[members])) > RACK_MAX_TIERS
+def _too_deep(boxes: np.ndarray, up: np.ndarray | None, members: list[int]) -> bool:
+    """Whether the tiles ``members`` of a told rack lie in more rows than a rack has tiers."""
+    if len(members) <= RACK_MAX_TIERS:
+        return False
+    b = boxes[members]
+    return len(_rack_rows((b[:, :2] + b[:, 2:]) / 2, b, None if up is None else up[members])) > RACK_MAX_TIERS
 
 
 def _far_beyond_tiers(boxes: np.ndarray, up: np.ndarray | None, members: list[int]) -> set[int]:
-    """Of a told rack's tiles ``members``, those of the table far beyond it, when they lie in more
-    rows than a rack has tiers: a photo from the seat shows the table's sets far beyond the rack,
+    """Of a told rack's tiles ``members``, which lie in more rows than a rack has tiers
+    (:func:`_too_deep`, the caller's test), those of the table far beyond it: a photo from the seat shows the table's sets far beyond the rack,
     much smaller than its own tiles, and where the photo shows no rack band (a dark rack on a dark
     cloth) and no tile stands, nothing else tells them apart. Two ways, either enough:
 
@@ -1222,13 +1234,11 @@ def _far_beyond_tiers(boxes: np.ndarray, up: np.ndarray | None, members: list[in
     * going away from the camera row by row (the photo turned as the player saw the rack,
       :func:`_quarter_frame`), the first row whose tiles are under ``TOLD_FAR_SIZE`` of the
       largest row's so far, and every row beyond it."""
-    if TOLD_FAR_SIZE <= 0 or len(members) <= RACK_MAX_TIERS:
+    if TOLD_FAR_SIZE <= 0:
         return set()
     idx = np.asarray(members)
     b = boxes[idx]
     c = (b[:, :2] + b[:, 2:]) / 2
-    if len(_rack_rows(c, b, None if up is None else up[idx])) <= RACK_MAX_TIERS:
-        return set()
     size = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
     large = size >= TOLD_FAR_SIZE * float(size.max())
     if large.all():
