@@ -50,3 +50,6 @@ def test_rendered_racks_are_scored_close_to_their_truth(tmp_path: Path, capsys: 
     assert len(figures["worst"]) == 3 and all(w["truth"] > 0 for w in figures["worst"])
     assert main([str(tmp_path), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)[str(tmp_path)]["scenes"] == 3
+    assert main([str(tmp_path)]) == 0
+    header, row = capsys.readouterr().out.splitlines()
+    assert "mean_points_off" in header and row.split()[:2] == [str(tmp_path), "3"]

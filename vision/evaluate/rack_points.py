@@ -85,11 +85,11 @@ def main(argv: list[str] | None = None) -> int:
     figures = {str(f): evaluate(f, reader, progress=not args.json) for f in args.folders}
     if args.json:
         print(json.dumps(figures, indent=2))
-        return 0
-    print(f"{'folder':<32} {'scenes':>6} {'mean off':>9} {'median':>7} {'exact':>6} {'within 10':>10} {'over 50':>8}")
-    for name, d in figures.items():
-        print(f"{name:<32} {d['scenes']:>6} {str(d['mean_points_off']):>9} {str(d['median_points_off']):>7} {d['exact']:>6} "
-              f"{d['within_10']:>10} {d['over_50']:>8}")
+    else:
+        shown = (("scenes", 6), ("mean_points_off", 15), ("median_points_off", 17), ("exact", 5), ("within_10", 9), ("over_50", 7))
+        print(f"{'folder':<32}" + "".join(f" {name:>{width}}" for name, width in shown))
+        for folder, d in figures.items():
+            print(f"{folder:<32}" + "".join(f" {str(d[name]):>{width}}" for name, width in shown))
     return 0
 
 
