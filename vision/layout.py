@@ -66,8 +66,10 @@ How tiles become sets (see :func:`group_sets`):
    tiles look standing (a camera high above the rack), beyond the rack's band
    (:func:`_beyond_rack_band`), are laid out as the table's. When the photo shows a rack, that
    rack is the rack even where standing tiles say otherwise (from high above, the table's tiles
-   beyond it look standing), and tiles more than a tier's reach beyond it are the table's.
-   :attr:`Layout.racks` says why each rack was taken as one.
+   beyond it look standing), and tiles more than a tier's reach beyond it are the table's. A
+   told rack in more rows than a rack has tiers is not all rack: where the photo shows none, the
+   band found without it decides, and tiles far smaller than its largest, beyond them, are the
+   table's (:func:`_far_beyond_tiers`). :attr:`Layout.racks` says why each rack was taken as one.
 Chains of one tile are loose tiles. The order of a set here is spatial; the referee's order
 (ascending runs, upside-down photos) is decided in :mod:`vision.decode` with the readings.
 """
@@ -1224,9 +1226,10 @@ def _too_deep(boxes: np.ndarray, up: np.ndarray | None, members: list[int]) -> b
 
 def _far_beyond_tiers(boxes: np.ndarray, up: np.ndarray | None, members: list[int]) -> set[int]:
     """Of a told rack's tiles ``members``, which lie in more rows than a rack has tiers
-    (:func:`_too_deep`, the caller's test), those of the table far beyond it: a photo from the seat shows the table's sets far beyond the rack,
-    much smaller than its own tiles, and where the photo shows no rack band (a dark rack on a dark
-    cloth) and no tile stands, nothing else tells them apart. Two ways, either enough:
+    (:func:`_too_deep`, the caller's test), those of the table far beyond it: a photo from the seat
+    shows the table's sets far beyond the rack, much smaller than its own tiles, and where the photo
+    shows no rack band (a dark rack on a dark cloth) and no tile stands, nothing else tells them
+    apart. Two ways, either enough (each keeps the rack's nearest, largest tiles):
 
     * the tiles under ``TOLD_FAR_SIZE`` of the largest tile's size that lie beyond every tile near
       that size (by half a tile), along the way those point (their mean up vector; straight up the
